@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything vcoder needs on a fresh Debian machine (idempotent; a second run is quick):
+#   Debian chromium + fonts (apt-get), the vcoder package with its training and dev extras (pip),
+#   and the front-end asset cache the hermetic renderer serves instead of CDNs (npm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+SUDO=""
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
+
+APT_PACKAGES=(chromium fonts-liberation fonts-dejavu-core fonts-noto-core)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[setup] apt-get install ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "[setup] pip install -e .[train,dev]" >&2
+# torch/torchvision are pinned to the builds verified here (DESIGN.md); pip takes them from this disk.
+$PY -m pip install -q --disable-pip-version-check -e ".[train,dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+$PY -c "import vcoder, playwright, trl, torch" || { echo "[setup] python packages failed to install" >&2; exit 1; }
+
+echo "[setup] front-end assets (npm)" >&2
+$PY -m vcoder assets install
+
+echo "[setup] done: $($PY -m vcoder assets check)" >&2

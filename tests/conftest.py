@@ -1,0 +1,19 @@
+"""Shared fixtures. Markers: browser (real Chromium), slow, gpu (skipped without CUDA)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    try:
+        import torch
+
+        has_gpu = torch.cuda.is_available()
+    except Exception:
+        has_gpu = False
+    if not has_gpu:
+        skip = pytest.mark.skip(reason="needs a CUDA GPU")
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip)

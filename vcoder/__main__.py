@@ -1,0 +1,3 @@
+from vcoder.cli import main
+
+raise SystemExit(main())
