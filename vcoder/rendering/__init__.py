@@ -1,5 +1,20 @@
-"""The only code in vcoder that talks to a browser: a hermetic, contained, fast Chromium pool."""
+"""The only code in vcoder that talks to a browser: a hermetic, contained, fast Chromium pool.
 
+``AsyncBrowserPool`` is the implementation, ``BrowserPool`` its synchronous facade and ``get_default_pool()`` the
+process-wide shared instance that rewards use. Playwright is imported only when a pool starts.
+"""
+
+from vcoder.rendering.pool import AsyncBrowserPool
+from vcoder.rendering.sync import BrowserPool, get_default_pool
 from vcoder.rendering.types import DomNode, ElementBox, Layout, Rendered, TextBlock
 
-__all__ = ["DomNode", "ElementBox", "Layout", "Rendered", "TextBlock"]
+__all__ = [
+    "AsyncBrowserPool",
+    "BrowserPool",
+    "DomNode",
+    "ElementBox",
+    "Layout",
+    "Rendered",
+    "TextBlock",
+    "get_default_pool",
+]

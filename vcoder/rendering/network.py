@@ -1,0 +1,124 @@
+"""The hermetic network: every request a render makes is fulfilled from memory or aborted, never sent.
+
+Each render gets a unique synthetic origin (``http://r<n>.vcoder.invalid``) whose ``/index.html`` is the page's
+HTML; other paths on that origin are files from the render's ``base_dir`` (when given); known CDN URLs come from
+the local asset cache; any other image gets a fixed grey placeholder; everything else is aborted. The browser is
+also launched behind a dead proxy (see ``browser.py``) so what slips past request interception goes nowhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import mimetypes
+import struct
+import zlib
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from vcoder.rendering.assets import AssetStore
+
+logger = logging.getLogger(__name__)
+
+ORIGIN_DOMAIN = "vcoder.invalid"
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".bmp", ".ico", ".avif", ".tif", ".tiff")
+PLACEHOLDER_SIZE = (320, 240)
+PLACEHOLDER_GREY = 200
+
+
+def _png(width: int, height: int, grey: int) -> bytes:
+    """A solid grey PNG built with zlib only (no imaging library needed at import)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + bytes([grey]) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+PLACEHOLDER_PNG = _png(*PLACEHOLDER_SIZE, PLACEHOLDER_GREY)
+
+
+def safe_file(base_dir: str | Path, url_path: str) -> Path | None:
+    """The file under ``base_dir`` named by a URL path, or None (missing, or outside ``base_dir``)."""
+    base = Path(base_dir).resolve()
+    target = (base / unquote(url_path).lstrip("/")).resolve()
+    if target != base and target.is_relative_to(base) and target.is_file():
+        return target
+    return None
+
+
+class RenderTarget:
+    """What the route handler of one page slot serves for the render in progress."""
+
+    def __init__(self) -> None:
+        self.origin = ""
+        self.html = b""
+        self.base_dir: str | None = None
+        self.doc_served = False
+
+    def reset(self, origin: str, html: bytes, base_dir: str | None) -> None:
+        self.origin, self.html, self.base_dir, self.doc_served = origin, html, base_dir, False
+
+
+class HermeticRouter:
+    """A ``context.route("**/*")`` handler bound to one page slot's ``RenderTarget``.
+
+    Args:
+        target: the slot's current render (origin, HTML, base_dir).
+        store: the asset cache.
+    """
+
+    def __init__(self, target: RenderTarget, store: AssetStore):
+        self.target = target
+        self.store = store
+
+    async def __call__(self, route, request) -> None:
+        try:
+            await self._handle(route, request)
+        except Exception as exc:  # the page may be gone mid-request; a handler error must not surface
+            logger.debug("route handler for %s: %s", request.url[:200], exc)
+
+    async def _handle(self, route, request) -> None:
+        url = request.url
+        if url.startswith(("data:", "blob:")):
+            await route.fallback()
+            return
+        parts = urlsplit(url)
+        t = self.target
+        is_main_nav = request.is_navigation_request() and request.frame.parent_frame is None
+        if f"{parts.scheme}://{parts.netloc}" == t.origin:
+            if is_main_nav:
+                # exactly one main-document load per render: reloads, meta refresh and self-navigation are refused
+                if parts.path == "/index.html" and not t.doc_served:
+                    t.doc_served = True
+                    await route.fulfill(status=200, body=t.html, content_type="text/html; charset=utf-8")
+                    return
+                await route.abort("blockedbyclient")
+                return
+            found = safe_file(t.base_dir, parts.path) if t.base_dir else None
+            if found is not None and not request.is_navigation_request():
+                ctype = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+                await route.fulfill(status=200, body=found.read_bytes(), content_type=ctype)
+                return
+        elif not is_main_nav and parts.scheme in ("http", "https"):
+            asset = self.store.resolve(url, style=request.resource_type == "stylesheet")
+            if asset is not None:
+                await route.fulfill(status=200, body=asset[0], content_type=asset[1], headers=_CORS)
+                return
+        if not is_main_nav and (request.resource_type == "image" or parts.path.lower().endswith(IMAGE_EXTENSIONS)):
+            await route.fulfill(status=200, body=PLACEHOLDER_PNG, content_type="image/png", headers=_CORS)
+            return
+        await route.abort("blockedbyclient")
+
+
+# fonts from a CDN are cross-origin to the page: without this header the browser refuses them
+_CORS = {"Access-Control-Allow-Origin": "*"}
+
+
+async def close_websocket(ws) -> None:
+    """``route_web_socket`` handler: never connect to a server, close the page's side at once."""
+    try:
+        await ws.close(code=1008, reason="vcoder: network disabled")
+    except Exception as exc:
+        logger.debug("closing websocket %s: %s", ws.url, exc)
