@@ -15,8 +15,11 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from vcoder.rendering.cssprune import PrunableSheet
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +112,8 @@ class AssetStore:
     def __init__(self, assets_dir: str | os.PathLike | None = None):
         self.root = cache_dir(assets_dir) / "node_modules"
         self._files: dict[Path, bytes | None] = {}
+        self._sheets: dict[Path, PrunableSheet] = {}
+        self._sheet_lock = threading.Lock()
         # npm package name -> [(major version, folder)], aliases (bootstrap4) included under the real name
         self.packages: dict[str, list[tuple[int, Path]]] = {}
         if not self.root.is_dir():
@@ -152,8 +157,24 @@ class AssetStore:
                 return full
         return None
 
-    def resolve(self, url: str, *, style: bool = False) -> tuple[bytes, str] | None:
-        """Body and content type for a known CDN URL, or None when it is not one (or the file is missing).
+    def sheet(self, path: Path) -> PrunableSheet:
+        """The parsed (prunable) form of a big stylesheet, parsed once (thread-safe: callers wait for one parse)."""
+        with self._sheet_lock:
+            if path not in self._sheets:
+                self._sheets[path] = PrunableSheet(self._read(path).decode("utf-8", errors="replace"))
+            return self._sheets[path]
+
+    def has_sheet(self, path: Path) -> bool:
+        return path in self._sheets
+
+    def prewarm(self) -> None:
+        """Parse Tailwind 2's big stylesheet ahead of the first page that links it."""
+        target = self.package_file("tailwindcss", "2", "dist/tailwind.min.css")
+        if target is not None:
+            self.sheet(target)
+
+    def resolve(self, url: str, *, style: bool = False) -> tuple[bytes, str, Path] | None:
+        """Body, content type and local file for a known CDN URL, or None (not one, or the file is missing).
 
         Args:
             url: the requested URL.
@@ -162,7 +183,7 @@ class AssetStore:
         parts = urlsplit(url)
         host, path = parts.netloc.lower(), unquote(parts.path)
         if host in ("fonts.googleapis.com",):
-            return self.google_fonts_css(parts.query).encode(), "text/css; charset=utf-8"
+            return self.google_fonts_css(parts.query).encode(), "text/css; charset=utf-8", None
         target = self._locate(host, path, style)
         if target is None:
             return None
@@ -172,7 +193,7 @@ class AssetStore:
         ctype = CONTENT_TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if ctype.startswith(("text/", "application/javascript")) and "charset" not in ctype:
             ctype += "; charset=utf-8"
-        return body, ctype
+        return body, ctype, target
 
     def _locate(self, host: str, path: str, style: bool) -> Path | None:
         if host in ("cdn.jsdelivr.net", "unpkg.com"):

@@ -79,16 +79,13 @@ async def capture(page, *, full_page: bool, max_height: int, timeout_ms: float, 
         doc_w, doc_h = max(int(data["width"]), vw), max(int(data["height"]), vh)
         w, h = min(doc_w, MAX_WIDTH), min(doc_h, max_height)
         truncated = (w, h) != (doc_w, doc_h)
+        # animations and the caret are already off (init.js); full_page only when the document outgrows the viewport
         png = await page.screenshot(
-            full_page=True,
-            clip={"x": 0, "y": 0, "width": w, "height": h},
-            animations="disabled",
-            caret="hide",
-            timeout=timeout_ms,
+            full_page=(w, h) != (vw, vh), clip={"x": 0, "y": 0, "width": w, "height": h}, timeout=timeout_ms
         )
     else:
         w, h = vw, vh
-        png = await page.screenshot(full_page=False, animations="disabled", caret="hide", timeout=timeout_ms)
+        png = await page.screenshot(timeout=timeout_ms)
     return Rendered(
         ok=True,
         png=png,

@@ -8,6 +8,7 @@ also launched behind a dead proxy (see ``browser.py``) so what slips past reques
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import mimetypes
 import struct
@@ -16,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from vcoder.rendering.assets import AssetStore
+from vcoder.rendering.cssprune import PRUNE_MIN_BYTES, page_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -56,9 +58,17 @@ class RenderTarget:
         self.html = b""
         self.base_dir: str | None = None
         self.doc_served = False
+        self._tokens: frozenset[str] | None = None
 
     def reset(self, origin: str, html: bytes, base_dir: str | None) -> None:
         self.origin, self.html, self.base_dir, self.doc_served = origin, html, base_dir, False
+        self._tokens = None
+
+    def tokens(self) -> frozenset[str]:
+        """The words of this render's HTML (computed once, only for pages that link a prunable stylesheet)."""
+        if self._tokens is None:
+            self._tokens = page_tokens(self.html.decode("utf-8", errors="replace"))
+        return self._tokens
 
 
 class HermeticRouter:
@@ -104,7 +114,15 @@ class HermeticRouter:
         elif not is_main_nav and parts.scheme in ("http", "https"):
             asset = self.store.resolve(url, style=request.resource_type == "stylesheet")
             if asset is not None:
-                await route.fulfill(status=200, body=asset[0], content_type=asset[1], headers=_CORS)
+                body, ctype, path = asset
+                if path is not None and len(body) >= PRUNE_MIN_BYTES and ctype.startswith("text/css"):
+                    sheet = (
+                        self.store.sheet(path)
+                        if self.store.has_sheet(path)
+                        else await asyncio.to_thread(self.store.sheet, path)
+                    )
+                    body = sheet.prune(t.tokens())
+                await route.fulfill(status=200, body=body, content_type=ctype, headers=_CORS)
                 return
         if not is_main_nav and (request.resource_type == "image" or parts.path.lower().endswith(IMAGE_EXTENSIONS)):
             await route.fulfill(status=200, body=PLACEHOLDER_PNG, content_type="image/png", headers=_CORS)

@@ -129,6 +129,8 @@ class AsyncBrowserPool:
 
             if self._store is None:
                 self._store = AssetStore(self.assets_dir)
+                # parse Tailwind's 2.9 MB stylesheet while Chromium launches (pruned per page, see cssprune.py)
+                asyncio.get_running_loop().run_in_executor(None, self._store.prewarm)
             self._pw = await async_playwright().start()
             self._relaunch_lock = asyncio.Lock()
             await self._launch()
@@ -143,6 +145,7 @@ class AsyncBrowserPool:
         """Close the browser and Playwright (the pool can be started again afterwards)."""
         browser, pw = self._browser, self._pw
         self._forget()
+        self._generation = -1  # an intentional close: no "disconnected" warning
         with contextlib.suppress(Exception):
             if browser is not None:
                 await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
@@ -173,7 +176,7 @@ class AsyncBrowserPool:
         self.marker = marker
         self._generation += 1
         gen = self._generation
-        self._browser.on("disconnected", lambda _: logger.warning("Chromium (generation %d) disconnected", gen))
+        self._browser.on("disconnected", lambda _: self._generation == gen and logger.warning("Chromium disconnected"))
 
     async def _relaunch(self, seen_generation: int) -> None:
         async with self._relaunch_lock:

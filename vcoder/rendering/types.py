@@ -136,7 +136,8 @@ class Layout:
                 for b in data.get("text_blocks", ())
             ),
             elements=tuple(
-                ElementBox(tag=e["tag"], depth=int(e["depth"]), bbox=tuple(e["bbox"])) for e in data.get("elements", ())
+                ElementBox(tag=e["tag"], depth=int(e["depth"]), bbox=tuple(e["bbox"]))
+                for e in data.get("elements", ())
             ),
             dom=node(data.get("dom")),
             title=data.get("title", ""),
