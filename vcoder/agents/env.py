@@ -30,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["ACTIONS", "Action", "ActionResult", "Element", "GuiEnv", "Observation", "PageHung", "draw_marks"]
 
+#: seconds a page gets to answer a trivial evaluate before it is declared hung
+ALIVE_TIMEOUT_S = 3.0
+
 ACTIONS = ("click", "type", "select", "press", "scroll", "wait", "back", "answer")
 
 
@@ -95,7 +98,7 @@ class GuiEnv:
         *,
         step_limit: int = 15,
         deadline_s: float = 30.0,
-        action_timeout_ms: int = 2000,
+        action_timeout_ms: int = 3000,
         max_elements: int = 200,
     ) -> None:
         if step_limit < 1:
@@ -158,7 +161,8 @@ class GuiEnv:
     async def alive(self) -> bool:
         """Whether the page still answers a trivial evaluate quickly (after a Playwright timeout: slow or hung?)."""
         try:
-            await asyncio.wait_for(self.page.evaluate("1"), timeout=min(0.5, max(self.remaining_s, 0.01)))
+            # generous: on a loaded machine a healthy page can take a second to answer; a looping one never does
+            await asyncio.wait_for(self.page.evaluate("1"), timeout=min(ALIVE_TIMEOUT_S, max(self.remaining_s, 0.01)))
             return True
         except Exception:
             self.page_broken = True
