@@ -1,8 +1,21 @@
 """vcoder.metrics: pure metrics (arrays, HTML strings, layout records in; floats in [0, 1] out).
 
-No browser, no torch, no trainer: importing this package is cheap and safe everywhere.
+No browser, no torch, no trainer: importing this package is cheap and safe everywhere (scipy and scikit-image
+are imported inside the functions that need them).
 """
 
+from vcoder.metrics._blocks import MergedBlock
+from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
 from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score
 
-__all__ = ["FORMAT_STYLES", "extract_html", "format_score"]
+__all__ = [
+    "FORMAT_STYLES",
+    "BlockMatching",
+    "BlockPair",
+    "BlockScores",
+    "MergedBlock",
+    "block_scores",
+    "extract_html",
+    "format_score",
+    "match_blocks",
+]
