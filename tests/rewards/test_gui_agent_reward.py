@@ -1,0 +1,97 @@
+"""gui_agent_reward: the TRL reward contract and its scores on working / broken / missing pages."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import pickle
+
+import pytest
+
+from vcoder.data.interactive import make_page
+from vcoder.rewards.gui import gui_agent_reward, make_gui_agent_reward
+
+WORKING = make_page("counter", 7)
+BROKEN = make_page("counter", 7, broken="handler_removed")
+CASES = WORKING["test_cases"]
+
+
+def fenced(html: str) -> str:
+    return f"Here is the page:\n```html\n{html}\n```"
+
+
+def test_factory_keeps_name_async_and_pickles():
+    from trl.trainer.utils import is_async_callable
+
+    reward = make_gui_agent_reward(step_limit=5, timeout_ms=8000)
+    assert reward.__name__ == "gui_agent_reward" and gui_agent_reward.__name__ == "gui_agent_reward"
+    assert is_async_callable(reward) and inspect.iscoroutinefunction(gui_agent_reward)
+    clone = pickle.loads(pickle.dumps(reward))
+    assert clone.__name__ == "gui_agent_reward" and clone.keywords == reward.keywords
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"step_limit": 0}, {"timeout_ms": -1}, {"timeout_ms": 1000, "action_timeout_ms": 2000}, {"step_limit": 1.5}],
+)
+def test_factory_rejects_bad_limits(bad):
+    with pytest.raises(ValueError, match="gui_agent_reward"):
+        make_gui_agent_reward(**bad)
+
+
+def test_no_cases_gives_none_and_no_html_gives_zero_without_a_browser():
+    # neither path needs Chromium: no cases -> cannot judge; cases but no HTML -> the model's output is bad
+    out = asyncio.run(
+        gui_agent_reward(
+            ["no html at all", fenced(WORKING["html"]), fenced(WORKING["html"]), "nothing"],
+            test_cases=[CASES, None, [], json.dumps([{"task": "natural language only"}])],
+        )
+    )
+    assert out == [0.0, None, None, None]
+
+
+def test_invalid_case_schema_gives_none_not_an_exception():
+    out = asyncio.run(gui_agent_reward([fenced(WORKING["html"])], test_cases=[[{"task": "x", "steps": "click"}]]))
+    assert out == [None]
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(240)
+def test_scores_working_broken_and_conversational_completions():
+    reward = make_gui_agent_reward()
+    completions = [
+        fenced(WORKING["html"]),
+        [{"role": "assistant", "content": fenced(WORKING["html"])}],  # conversational; identical page graded once
+        fenced(BROKEN["html"]),
+        "I cannot do that.",
+        fenced(WORKING["html"]),
+    ]
+    cases = [CASES, json.dumps(CASES), BROKEN["test_cases"], CASES, None]
+
+    async def in_trainer_loop():
+        # TRL awaits rewards on its own event loop, not the pool's
+        return await reward(completions, test_cases=cases, prompts=["p"] * 5, image=[None] * 5, trainer_state=None)
+
+    out = asyncio.run(in_trainer_loop())
+    assert len(out) == len(completions)
+    assert out[0] == out[1] and out[0] >= 0.9
+    assert out[2] <= 0.2 and out[3] == 0.0 and out[4] is None
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_browser_that_cannot_start_gives_none(monkeypatch, tmp_path):
+    import vcoder.rendering
+    from vcoder.rendering import BrowserPool
+
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    dead = BrowserPool(executable_path=str(fake))
+    monkeypatch.setattr(vcoder.rendering, "get_default_pool", lambda: dead)
+    try:
+        out = asyncio.run(gui_agent_reward([fenced(WORKING["html"]), "no html"], test_cases=[CASES, CASES]))
+    finally:
+        dead.close()
+    assert out == [None, 0.0]
