@@ -7,6 +7,7 @@ are imported inside the functions that need them).
 from vcoder.metrics._blocks import MergedBlock
 from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
 from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score
+from vcoder.metrics.validity import validity_report, validity_score
 
 __all__ = [
     "FORMAT_STYLES",
@@ -18,4 +19,6 @@ __all__ = [
     "extract_html",
     "format_score",
     "match_blocks",
+    "validity_report",
+    "validity_score",
 ]
