@@ -1,1 +1,32 @@
-"""vcoder.data."""
+"""vcoder.data: datasets as TRL rows ``{"prompt", "image", "html", "id"}`` and a synthetic page generator.
+
+Loaders: :func:`load_websight` (hub or local parquet), :func:`load_design2code` / :func:`export_testset`,
+:func:`load_local` (folder or parquet). Generator: :func:`generate_page`, :func:`write_synthetic`.
+Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:`DEFAULT_USER_PROMPT`.
+Light imports only: datasets, pyarrow and the browser load inside the functions that need them.
+"""
+
+from vcoder.data.common import DEFAULT_MAX_PIXELS, RowFilter, resize_to_max_pixels, to_dataset
+from vcoder.data.design2code import export_testset, load_design2code
+from vcoder.data.local import load_local
+from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
+from vcoder.data.synth_writer import write_synthetic
+from vcoder.data.synthetic import SynthPage, generate_page
+from vcoder.data.websight import load_websight
+
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "DEFAULT_SYSTEM_PROMPT",
+    "DEFAULT_USER_PROMPT",
+    "RowFilter",
+    "SynthPage",
+    "export_testset",
+    "generate_page",
+    "load_design2code",
+    "load_local",
+    "load_websight",
+    "make_conversation",
+    "resize_to_max_pixels",
+    "to_dataset",
+    "write_synthetic",
+]

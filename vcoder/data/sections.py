@@ -167,6 +167,25 @@ def _features(rng: random.Random, t: Theme, difficulty: int) -> str:
     )
 
 
+def _pricing(rng: random.Random, t: Theme, difficulty: int) -> str:
+    plans = []
+    for _ in range(3):
+        features = "".join(f"<li>{words(rng, rng.randint(2, 3))}</li>" for _ in range(rng.randint(2, 4)))
+        plans.append(
+            f'<div class="card"><h3>{title(rng, 1)}</h3>'
+            f'<p style="font-size: 28px; color: {t.primary};">${rng.randint(1, 99)}</p>'
+            f'<ul style="padding-left: 20px;">{features}</ul><a class="btn" href="#">{title(rng, 1)}</a></div>'
+        )
+    cells = "\n".join(plans)
+    return (
+        f"<section>\n<h2>{title(rng, 2)}</h2>\n"
+        f'<div style="display: grid; grid-template-columns: 1fr 2fr; gap: {t.gap * 2}px;">\n'
+        f"<div><p>{sentence(rng, rng.randint(10, 16))}</p></div>\n"
+        f'<div style="display: grid; grid-template-columns: repeat(3, 1fr); gap: {t.gap}px;">\n{cells}\n</div>\n'
+        "</div>\n</section>"
+    )
+
+
 def _footer(rng: random.Random, t: Theme, difficulty: int) -> str:
     return (
         f'<footer style="background: {t.surface}; border-top: 1px solid {t.border}; text-align: center;">\n'
@@ -182,5 +201,6 @@ SECTION_BUILDERS: dict[str, Callable[[random.Random, Theme, int], str]] = {
     "table": _table,
     "form": _form,
     "features": _features,
+    "pricing": _pricing,
     "footer": _footer,
 }

@@ -118,10 +118,15 @@ def generate_page(seed: int, *, difficulty: int = 0, width: int | None = None, h
     else:
         theme = make_theme(rng, difficulty)
         lo, hi = _SECTION_COUNTS[difficulty]
-        pool = [name for name in SECTION_BUILDERS if name not in ("header", "footer")]
+        pool = [name for name in SECTION_BUILDERS if name not in ("header", "footer", "pricing")]
         if difficulty == 1:
             pool = ["hero", "cards", "text"]
-        chosen = [rng.choice(pool) for _ in range(rng.randint(lo, hi))]
+        elif difficulty == 3:
+            pool.append("pricing")
+        k = rng.randint(lo, hi)
+        # distinct sections first (variety), repeats only beyond the pool; a hero, when drawn, leads like on the web
+        chosen = rng.sample(pool, min(k, len(pool))) + [rng.choice(pool) for _ in range(k - len(pool))]
+        chosen.sort(key=lambda name: name != "hero")
         names = ["header", *chosen, "footer"]
         body = "\n".join(SECTION_BUILDERS[name](rng, theme, difficulty) for name in names)
         page_title = title(rng, 2)

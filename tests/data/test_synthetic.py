@@ -1,0 +1,54 @@
+"""The synthetic generator: deterministic, self-contained, and harder as the difficulty goes up."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from vcoder.data.synthetic import generate_page
+
+
+@pytest.mark.parametrize("difficulty", [0, 1, 2, 3])
+def test_same_seed_same_html_and_seeds_differ(difficulty):
+    pages = [generate_page(s, difficulty=difficulty) for s in range(20)]
+    assert [p.html for p in pages] == [generate_page(s, difficulty=difficulty).html for s in range(20)]
+    assert len({p.html for p in pages}) >= 18
+    assert pages[3].id == f"d{difficulty}-3"
+
+
+@pytest.mark.parametrize("difficulty", [0, 1, 2, 3])
+def test_pages_are_self_contained(difficulty):
+    for seed in range(10):
+        html = generate_page(seed, difficulty=difficulty).html
+        assert "<style>" in html and html.rstrip().endswith("</html>")
+        assert not re.search(r"(https?:)?//[a-z]", html), "no external URLs"
+        assert "<script" not in html and "<img" not in html and "<link" not in html
+
+
+def test_difficulty_increases_complexity():
+    def stats(d):
+        pages = [generate_page(s, difficulty=d).html for s in range(30)]
+        chars = sum(map(len, pages)) / len(pages)
+        tags = sum(len(re.findall(r"<[a-z]", h)) for h in pages) / len(pages)
+        distinct = len({m for h in pages for m in re.findall(r"<([a-z0-9]+)", h)})
+        return chars, tags, distinct
+
+    levels = [stats(d) for d in range(4)]
+    for lower, higher in zip(levels, levels[1:]):
+        assert higher[0] > lower[0] and higher[1] > lower[1], levels
+    assert levels[3][2] > levels[0][2]
+
+
+def test_difficulty0_is_short_and_regular():
+    pages = [generate_page(s) for s in range(50)]
+    assert max(len(p.html) for p in pages) < 700
+    assert {p.meta["width"] for p in pages} == {320} and {p.meta["height"] for p in pages} == {240}
+    # only a few values vary: the skeleton (every line with its values blanked) has few variants
+    skeletons = {re.sub(r"#[0-9a-f]{6}|\d+|>[^<]*<", "_", p.html) for p in pages}
+    assert len(skeletons) <= 6
+
+
+def test_bad_difficulty_is_named():
+    with pytest.raises(ValueError, match="difficulty must be 0, 1, 2 or 3, got 7"):
+        generate_page(0, difficulty=7)
