@@ -6,6 +6,7 @@ are imported inside the functions that need them).
 
 from vcoder.metrics._blocks import MergedBlock
 from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
+from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
 from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score
 from vcoder.metrics.validity import validity_report, validity_score
 
@@ -16,8 +17,11 @@ __all__ = [
     "BlockScores",
     "MergedBlock",
     "block_scores",
+    "dom_similarity",
+    "dom_tokens",
     "extract_html",
     "format_score",
+    "lcs_length",
     "match_blocks",
     "validity_report",
     "validity_score",
