@@ -8,6 +8,7 @@ from vcoder.metrics._blocks import MergedBlock
 from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
 from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
 from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score
+from vcoder.metrics.image import align, content_coverage, content_fraction, histogram_similarity, is_blank, ssim
 from vcoder.metrics.validity import validity_report, validity_score
 
 __all__ = [
@@ -16,13 +17,19 @@ __all__ = [
     "BlockPair",
     "BlockScores",
     "MergedBlock",
+    "align",
     "block_scores",
+    "content_coverage",
+    "content_fraction",
     "dom_similarity",
     "dom_tokens",
     "extract_html",
     "format_score",
+    "histogram_similarity",
+    "is_blank",
     "lcs_length",
     "match_blocks",
+    "ssim",
     "validity_report",
     "validity_score",
 ]
