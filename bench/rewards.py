@@ -1,0 +1,108 @@
+"""Reward throughput on a GRPO-shaped batch vs rendering alone, in one run.
+
+A batch is 8 references x 8 completions (damaged variants of each reference, all distinct). Three modes, each
+on fresh pages (no cache carries between modes or repeats), alternated over repeats:
+  render_only  - the pool renders the 64 completions + 8 references (what any render-based reward must pay)
+  full_set     - format, validity, dom, ssim, clip (tiny, CPU), block, text, position, color, visual, stacked
+                 as TRL calls them (concurrently on one loop)
+Prints JSON: completions/s per mode (median over repeats) and the cost ratio full_set / render_only.
+
+Usage: python bench/rewards.py [--repeats 3] [--json-out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.rewards.pages import LADDERS, make_page, to_html  # noqa: E402
+
+NAMES = ["format", "validity", "dom", "ssim", "clip", "block", "text", "position", "color", "visual"]
+
+
+def make_batch(offset: int, n_refs: int = 8, group: int = 8):
+    refs, completions = [], []
+    ladders = list(LADDERS.values())
+    for r in range(n_refs):
+        seed = 1000 * offset + r
+        blocks = make_page(seed)
+        ref = to_html(blocks)
+        for g in range(group):
+            damage = ladders[g % len(ladders)]
+            page = to_html(damage(blocks, 1 + g // len(ladders), seed=seed))
+            completions.append(f"```html\n{page}\n<!-- {seed}-{g} -->\n```")
+            refs.append(ref)
+    return refs, completions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json-out", type=Path)
+    args = parser.parse_args()
+
+    from vcoder.metrics import extract_html
+    from vcoder.rendering import get_default_pool
+    from vcoder.rewards import build_rewards
+    from vcoder.rewards.context import get_context
+
+    pool = get_default_pool()
+    funcs = build_rewards(NAMES, clip_tiny=True)
+    n = 64
+
+    def render_only(refs, completions):
+        pages = [extract_html(c) for c in completions] + sorted(set(refs))
+        start = time.perf_counter()
+        out = pool.render_many(pages)
+        assert all(r.ok for r in out), [r.error for r in out if not r.ok][:3]
+        return time.perf_counter() - start
+
+    def full_set(refs, completions):
+        ctx = get_context()
+        ctx.completions.items.clear()
+        ctx.references.items.clear()
+
+        async def step():
+            return await asyncio.gather(
+                *(f(prompts=[""] * n, completions=completions, html=refs, image=[None] * n) for f in funcs)
+            )
+
+        start = time.perf_counter()
+        results = asyncio.run(step())
+        elapsed = time.perf_counter() - start
+        assert all(v is not None for r in results for v in r), "a reward could not judge a bench page"
+        return elapsed
+
+    # warm-up: browser pages, CLIP model, imports
+    full_set(*make_batch(99))
+    times = {"render_only": [], "full_set": []}
+    for rep in range(args.repeats):
+        times["render_only"].append(render_only(*make_batch(2 * rep)))
+        times["full_set"].append(full_set(*make_batch(2 * rep + 1)))
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    result = {
+        "batch": "8 references x 8 completions",
+        "rewards": NAMES,
+        "repeats": args.repeats,
+        "completions_per_s": {k: round(n / v, 2) for k, v in med.items()},
+        "seconds_per_batch": {k: [round(x, 3) for x in v] for k, v in times.items()},
+        "full_set_over_render_only": round(med["full_set"] / med["render_only"], 3),
+        "target": "full_set_over_render_only <= 1.25",
+        "pool_stats": pool.stats(),
+    }
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json_out:
+        args.json_out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""What every reward shares: completion text, dataset columns, and the render-then-score loop with its semantics.
+
+Semantics (the contract of every vcoder reward): one value per completion; 0.0 when the model's output is bad (no
+HTML, the page fails to render); ``None`` when the reward cannot judge (no usable reference, browser down, a metric
+failure) so TRL skips it; never raises on model output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from vcoder.rewards.context import Page, get_context
+from vcoder.rewards.settings import RewardSettings
+
+logger = logging.getLogger(__name__)
+
+# Rendered.error prefixes that mean "our side failed", not "the model's page is bad"
+INFRA_ERROR_PREFIXES = ("browser", "infrastructure", "pool", "launch")
+
+
+def completion_text(completion: Any) -> str:
+    """The text of one completion: a string, or TRL's conversational form (list of messages / content parts)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        completion = [completion]
+    if isinstance(completion, Sequence):
+        parts: list[str] = []
+        for message in completion:
+            content = message.get("content", "") if isinstance(message, dict) else message
+            if isinstance(content, str):
+                parts.append(content)
+            elif isinstance(content, Sequence):
+                parts.extend(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "".join(parts)
+    return "" if completion is None else str(completion)
+
+
+def column(values: Any, n: int) -> list[Any]:
+    """A dataset column as a list of length n (TRL passes lists; a scalar or None is broadcast)."""
+    if values is None or isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        return [values] * n
+    values = list(values)
+    if len(values) != n:
+        raise ValueError(f"a reward column has {len(values)} values for {n} completions")
+    return values
+
+
+def is_infra_error(error: str | None) -> bool:
+    return bool(error) and error.lower().startswith(INFRA_ERROR_PREFIXES)
+
+
+def clamp01(value: float | None) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    if value != value:  # NaN: the metric could not judge
+        return None
+    return min(1.0, max(0.0, value))
+
+
+ScoreFn = Callable[[Page | None, Page, RewardSettings], float | None]
+
+
+async def score_rendered(
+    completions: Sequence[Any],
+    settings: RewardSettings,
+    score: ScoreFn,
+    *,
+    image: Any = None,
+    html: Any = None,
+    needs_reference: bool = True,
+    needs_layout: bool = False,
+    name: str = "reward",
+    **kwargs: Any,
+) -> list[float | None]:
+    """Render each completion's HTML once (shared across rewards) and score it against the sample's reference.
+
+    Args:
+        completions: TRL completions (strings or conversational).
+        settings: the reward's settings.
+        score: ``score(reference_page, page, settings)`` run off the event loop; returns a float or None.
+        image: the dataset's ``image`` column (reference screenshots).
+        html: the dataset's ``html`` column (reference HTML; rendered, enables layout metrics).
+        needs_reference: return None for samples without a usable reference.
+        needs_layout: the score needs the reference's layout (only a rendered reference HTML has one).
+        name: reward name for log messages.
+        **kwargs: TRL's extra arguments (``trainer_state``, ``log_metric``, other columns: ignored).
+
+    Returns:
+        One score in [0, 1] or None per completion.
+    """
+    from vcoder.metrics import extract_html
+
+    ctx = get_context()
+    ctx.new_step(kwargs.get("trainer_state"))
+    n = len(completions)
+    images, htmls = column(image, n), column(html, n)
+
+    async def one(i: int) -> float | None:
+        ref = None
+        if needs_reference:
+            try:
+                ref = await ctx.reference(settings, html=htmls[i], image=images[i])
+            except Exception:
+                logger.warning("%s: reference of sample %d is unusable", name, i, exc_info=True)
+                return None
+            if ref is None or not ref.ok or (needs_layout and ref.layout is None):
+                return None
+        page_html = extract_html(completion_text(completions[i]))
+        if not page_html:
+            return 0.0
+        try:
+            page = await ctx.render(page_html, settings)
+        except Exception:
+            logger.warning("%s: rendering infrastructure failed", name, exc_info=True)
+            return None
+        if not page.ok:
+            return None if is_infra_error(page.rendered.error) else 0.0
+        try:
+            return clamp01(await asyncio.to_thread(score, ref, page, settings))
+        except Exception:
+            logger.warning("%s: metric failed on completion %d; scoring None", name, i, exc_info=True)
+            return None
+
+    results = list(await asyncio.gather(*(one(i) for i in range(n))))
+    ctx.log(kwargs.get("log_metric"))
+    return results

@@ -1,0 +1,111 @@
+"""Metric glue for the rewards: each derived feature is computed once per page (or page pair) and memoised.
+
+Everything here runs off the event loop (``asyncio.to_thread``) so renders keep overlapping with scoring.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any
+
+from vcoder.rewards.context import Page
+from vcoder.rewards.settings import RewardSettings
+
+# a reference with less visible content than this is treated as blank: nothing to be missing
+_MIN_REFERENCE_CONTENT = 0.002
+
+
+def content(page: Page) -> float:
+    from vcoder.metrics import content_fraction
+
+    return page.feature("content", lambda p: float(content_fraction(p.image)))
+
+
+def blank_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
+    """How much of the reference's visible content the page has, in [0, 1] (1 when gating is off).
+
+    Whole-image similarities (SSIM, CLIP) score a blank page high against a mostly-white reference; scaling them
+    by this factor makes missing content cost at least as much as misplaced content.
+    """
+    if not settings.blank_gate:
+        return 1.0
+    ref_content = content(ref)
+    if ref_content < _MIN_REFERENCE_CONTENT:
+        return 1.0
+    return min(1.0, content(page) / ref_content)
+
+
+def ssim_score(ref: Page, page: Page, settings: RewardSettings) -> float:
+    from vcoder.metrics import ssim
+
+    value = ssim(ref.image, page.image, width=settings.ssim_width)
+    return value * blank_gate(ref, page, settings)
+
+
+@functools.lru_cache(maxsize=4)
+def clip_embedder(model: str, pretrained: str | None, tiny: bool, device: str | None):
+    """One CLIP model per process and configuration (loading it is the expensive part)."""
+    from vcoder.models.clip import load_clip
+
+    return load_clip(model, pretrained, device=device, tiny=tiny)
+
+
+_CLIP_LOCK = threading.Lock()
+
+
+def clip_embedding(page: Page, settings: RewardSettings):
+    def compute(p: Page):
+        embedder = clip_embedder(
+            settings.clip_model, settings.clip_pretrained, settings.clip_tiny, settings.clip_device
+        )
+        with _CLIP_LOCK:  # one forward at a time: torch already uses every core
+            return embedder.embed([p.image])[0]
+
+    key = f"clip:{settings.clip_model}:{settings.clip_pretrained}:{settings.clip_tiny}"
+    return page.feature(key, compute)
+
+
+def clip_score(ref: Page, page: Page, settings: RewardSettings) -> float:
+    from vcoder.metrics import clip_similarity
+
+    value = clip_similarity(clip_embedding(ref, settings), clip_embedding(page, settings))
+    return value * blank_gate(ref, page, settings)
+
+
+def block_scores(ref: Page, page: Page) -> Any:
+    """Design2Code Block-Match/Text/Position/Colour of a page against its reference, computed once per pair."""
+    from vcoder.metrics import block_scores as d2c_block_scores
+
+    def compute(p: Page):
+        return d2c_block_scores(ref.layout, p.layout, ref_image=ref.image, pred_image=p.image)
+
+    return page.feature(f"d2c:{ref.key}", compute)
+
+
+def component(name: str, ref: Page, page: Page, settings: RewardSettings) -> float | None:
+    """One named visual component in [0, 1] (None when it cannot be judged for this reference)."""
+    if name in ("block", "text", "position", "color"):
+        if ref.layout is None:
+            return None
+        scores = block_scores(ref, page)
+        return float(getattr(scores, "block_match" if name == "block" else name))
+    if name == "clip":
+        return clip_score(ref, page, settings)
+    if name == "ssim":
+        return ssim_score(ref, page, settings)
+    raise ValueError(f"unknown visual component {name!r}")
+
+
+def visual_score(ref: Page, page: Page, settings: RewardSettings) -> float | None:
+    """Weighted mean of the visual components that can be judged for this reference."""
+    total = weight_sum = 0.0
+    for name, weight in settings.visual_weights.items():
+        if weight <= 0:
+            continue
+        value = component(name, ref, page, settings)
+        if value is None:
+            continue
+        total += weight * value
+        weight_sum += weight
+    return total / weight_sum if weight_sum else None

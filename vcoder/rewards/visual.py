@@ -1,0 +1,130 @@
+"""Rendering-based rewards: SSIM, CLIP, Design2Code Block/Text/Position/Colour, and the weighted composite.
+
+Every completion is rendered once per step however many of these rewards are stacked (see
+`vcoder.rewards.context`); the reference comes from the dataset's ``html`` column (rendered once per prompt, gives
+a layout) or, for SSIM/CLIP, its ``image`` column. Layout rewards need ``html``: without it they return None.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from vcoder.rewards import features
+from vcoder.rewards.common import score_rendered
+from vcoder.rewards.settings import RewardSettings
+
+_DEFAULT = RewardSettings()
+
+
+async def ssim_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, image: Any = None, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """Structural similarity of the rendered page to the reference screenshot, scaled by the blank gate, in [0, 1].
+
+    See `vcoder.metrics.ssim` for the size policy (common width, height padded/cropped).
+    """
+    return await score_rendered(
+        completions, settings, features.ssim_score, image=image, html=html, name="ssim_reward", **kwargs
+    )
+
+
+async def clip_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, image: Any = None, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """CLIP image-image cosine between the rendered page and the reference (whole page squashed, never cropped),
+    scaled by the blank gate, in [0, 1]. The CLIP model comes from ``clip_model`` / ``clip_pretrained``."""
+    return await score_rendered(
+        completions, settings, features.clip_score, image=image, html=html, name="clip_reward", **kwargs
+    )
+
+
+def _d2c(name: str):
+    def score(ref, page, settings):
+        return features.component(name, ref, page, settings)
+
+    return score
+
+
+async def block_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """Design2Code Block-Match: matched text-block area over all block area, in [0, 1] (needs ``html``).
+
+    References:
+        Si et al., "Design2Code: How Far Are We From Automating Front-End Engineering?", 2024.
+    """
+    return await score_rendered(
+        completions, settings, _d2c("block"), html=html, needs_layout=True, name="block_reward", **kwargs
+    )
+
+
+async def text_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """Design2Code Text: mean SequenceMatcher ratio of matched text blocks, in [0, 1] (needs ``html``)."""
+    return await score_rendered(
+        completions, settings, _d2c("text"), html=html, needs_layout=True, name="text_reward", **kwargs
+    )
+
+
+async def position_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """Design2Code Position: mean 1 - max(|dx|, |dy|) of matched block centres, in [0, 1] (needs ``html``)."""
+    return await score_rendered(
+        completions, settings, _d2c("position"), html=html, needs_layout=True, name="position_reward", **kwargs
+    )
+
+
+async def color_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """Design2Code Colour: mean 1 - CIEDE2000/100 of matched blocks' text colours, in [0, 1] (needs ``html``)."""
+    return await score_rendered(
+        completions, settings, _d2c("color"), html=html, needs_layout=True, name="color_reward", **kwargs
+    )
+
+
+async def visual_reward(
+    completions, *, settings: RewardSettings = _DEFAULT, image: Any = None, html: Any = None, **kwargs: Any
+) -> list[float | None]:
+    """Weighted mean of block, text, position, colour, CLIP and SSIM (``visual_weights``), in [0, 1].
+
+    Components that cannot be judged for a sample (layout ones without ``html``) drop out of its mean. A blank page
+    scores low: the layout components find no blocks and the whole-image ones are blank-gated.
+    """
+    return await score_rendered(
+        completions, settings, features.visual_score, image=image, html=html, name="visual_reward", **kwargs
+    )
+
+
+def _factory(func, *, needs_clip: bool = False):
+    def make(**params: Any):
+        settings = RewardSettings.from_params(**params)
+        uses_clip = needs_clip or (func is visual_reward and settings.visual_weights.get("clip", 0) > 0)
+        if uses_clip:
+            _check_clip(settings)
+        return functools.update_wrapper(functools.partial(func, settings=settings), func)
+
+    make.__name__ = f"make_{func.__name__}"
+    make.__doc__ = f"Build a configured `{func.__name__}` (flat `RewardSettings` parameters); validates at build time."
+    return make
+
+
+def _check_clip(settings: RewardSettings) -> None:
+    """Fail at build time, not as silent zeros mid-training, when CLIP weights cannot be found."""
+    if settings.clip_tiny:
+        return
+    from vcoder.models.clip import resolve_clip_weights
+
+    resolve_clip_weights(settings.clip_model, settings.clip_pretrained)
+
+
+make_ssim_reward = _factory(ssim_reward)
+make_clip_reward = _factory(clip_reward, needs_clip=True)
+make_block_reward = _factory(block_reward)
+make_text_reward = _factory(text_reward)
+make_position_reward = _factory(position_reward)
+make_color_reward = _factory(color_reward)
+make_visual_reward = _factory(visual_reward)
