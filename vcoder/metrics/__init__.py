@@ -5,6 +5,7 @@ are imported inside the functions that need them).
 """
 
 from vcoder.metrics._blocks import MergedBlock
+from vcoder.metrics.clip import clip_similarities, clip_similarity, mask_text, squash_to_square
 from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
 from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
 from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score
@@ -19,6 +20,8 @@ __all__ = [
     "MergedBlock",
     "align",
     "block_scores",
+    "clip_similarities",
+    "clip_similarity",
     "content_coverage",
     "content_fraction",
     "dom_similarity",
@@ -28,7 +31,9 @@ __all__ = [
     "histogram_similarity",
     "is_blank",
     "lcs_length",
+    "mask_text",
     "match_blocks",
+    "squash_to_square",
     "ssim",
     "validity_report",
     "validity_score",

@@ -1,0 +1,234 @@
+"""Build an open_clip image embedder: by name + pretrained tag (offline cache only), from a local checkpoint, or a
+tiny random model for tests.
+
+Preprocessing squashes the WHOLE page to the model's square input (``vcoder.metrics.clip.squash_to_square``);
+open_clip's own preprocess resizes the shorter side and centre-crops, which on a full-page screenshot would
+silently compare a middle band of the page -- it is not used. Missing weights raise ``ClipWeightsNotFound`` when
+the embedder is built, never a silent zero score later.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vcoder.metrics.clip import squash_to_square
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ClipEmbedder", "ClipWeightsNotFound", "load_clip"]
+
+_CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors")
+_OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
+_OPENAI_STD = (0.26862954, 0.26130258, 0.27577711)
+
+
+class ClipWeightsNotFound(RuntimeError):
+    """Raised at build time when the requested CLIP weights are not available on this machine."""
+
+
+class ClipEmbedder:
+    """L2-normalised image embeddings from an open_clip model (batched, no_grad, CUDA when available).
+
+    Attributes:
+        model: the open_clip model (eval mode).
+        image_size: the square input side.
+        device: torch device string.
+        name: a description (model name and weights) for logs and reports.
+    """
+
+    def __init__(self, model, *, image_size: int, mean, std, device: str, name: str, batch_size: int = 32):
+        import torch
+
+        self.model = model.eval().to(device)
+        self.image_size = int(image_size)
+        self.device = device
+        self.name = name
+        self.batch_size = batch_size
+        self._mean = torch.tensor(mean, dtype=torch.float32).view(1, 3, 1, 1)
+        self._std = torch.tensor(std, dtype=torch.float32).view(1, 3, 1, 1)
+
+    def embed(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        """Embed screenshots.
+
+        Args:
+            images: (H, W, 3) uint8 RGB arrays of any sizes (each squashed whole to the model's square input).
+
+        Returns:
+            (N, D) float32 array of unit-norm embeddings.
+        """
+        import torch
+
+        images = list(images)
+        for k, img in enumerate(images):
+            if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != 3:
+                raise ValueError(
+                    f"images[{k}] must be an (H, W, 3) uint8 RGB array (Rendered.image), got shape "
+                    f"{getattr(img, 'shape', None)} dtype {getattr(img, 'dtype', None)}"
+                )
+        out = []
+        with torch.no_grad():
+            for start in range(0, len(images), self.batch_size):
+                batch = np.stack(
+                    [squash_to_square(i, self.image_size) for i in images[start : start + self.batch_size]]
+                )
+                x = torch.from_numpy(batch).permute(0, 3, 1, 2).float().div_(255.0)
+                x = ((x - self._mean) / self._std).to(self.device)
+                feats = self.model.encode_image(x).float()
+                out.append(torch.nn.functional.normalize(feats, dim=-1).cpu().numpy())
+        if not out:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.concatenate(out).astype(np.float32)
+
+    def __repr__(self) -> str:
+        return f"ClipEmbedder({self.name!r}, device={self.device!r}, image_size={self.image_size})"
+
+
+def _tiny_model():
+    import torch
+    from open_clip.model import CLIP
+
+    # deterministic weights: the same tiny model in every process (tests compare embeddings across loads)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return CLIP(
+            embed_dim=64,
+            vision_cfg={
+                "image_size": 64,
+                "layers": 2,
+                "width": 96,
+                "patch_size": 16,
+                "head_width": 32,
+                "mlp_ratio": 2.0,
+            },
+            text_cfg={"context_length": 8, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1},
+        )
+
+
+def _load_state_dict(model, path: Path) -> None:
+    import torch
+
+    if path.suffix == ".safetensors":
+        from safetensors.torch import load_file
+
+        state = load_file(str(path))
+    else:
+        state = torch.load(str(path), map_location="cpu", weights_only=True)
+        if isinstance(state, dict) and "state_dict" in state:
+            state = state["state_dict"]
+    if not isinstance(state, dict):
+        raise ClipWeightsNotFound(
+            f"{path} does not hold a state dict (got {type(state).__name__}); save one with "
+            "torch.save(model.state_dict(), path) or safetensors"
+        )
+    state = {k.removeprefix("module."): v for k, v in state.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if missing or unexpected:
+        raise ClipWeightsNotFound(
+            f"{path} does not fit this architecture: {len(missing)} missing keys (e.g. {missing[:3]}), "
+            f"{len(unexpected)} unexpected (e.g. {unexpected[:3]}); pass the matching model name (or tiny=True)"
+        )
+
+
+def _cached_pretrained(model: str, tag: str) -> str:
+    """Resolve a pretrained tag to a local file without touching the network, or raise ClipWeightsNotFound."""
+    import open_clip
+
+    tags = open_clip.list_pretrained_tags_by_model(model)
+    if tag not in tags:
+        raise ValueError(f"pretrained={tag!r} is not an open_clip tag for {model!r}; known tags: {tags}")
+    cfg = open_clip.get_pretrained_cfg(model, tag)
+    tried = []
+    if cfg.get("hf_hub"):
+        from huggingface_hub import hf_hub_download
+
+        repo = cfg["hf_hub"].rstrip("/")
+        for filename in ("open_clip_model.safetensors", "open_clip_pytorch_model.bin"):
+            tried.append(f"hf://{repo}/{filename}")
+            try:
+                return hf_hub_download(repo, filename, local_files_only=True)
+            except Exception:  # not in the local Hugging Face cache
+                continue
+    if cfg.get("url"):
+        cached = Path(os.path.expanduser("~/.cache/clip")) / os.path.basename(cfg["url"])
+        tried.append(str(cached))
+        if cached.is_file():
+            return str(cached)
+    raise ClipWeightsNotFound(
+        f"CLIP weights {model}/{tag} are not on this machine (looked in: {', '.join(tried)}); vcoder never downloads "
+        f"them during training or evaluation. Pass a local checkpoint path as pretrained=..., pre-fill the Hugging "
+        f"Face cache (huggingface-cli download {cfg.get('hf_hub', '').rstrip('/') or '<repo>'}), or use tiny=True "
+        "for tests."
+    )
+
+
+def load_clip(
+    model: str = "ViT-B-32",
+    pretrained: str | os.PathLike | None = "openai",
+    *,
+    device: str | None = None,
+    tiny: bool = False,
+    batch_size: int = 32,
+) -> ClipEmbedder:
+    """Build a CLIP image embedder.
+
+    Args:
+        model: open_clip model name (e.g. "ViT-B-32"); ignored when ``tiny``.
+        pretrained: an open_clip pretrained tag ("openai", resolved from the local caches only), a local
+            .pt/.pth/.bin/.safetensors state dict, or None for random weights (only sensible with ``tiny``).
+            A local copy of OpenAI's weights needs the QuickGELU variant of the architecture: pass
+            ``model="ViT-B-32-quickgelu"`` with it.
+        device: torch device; default "cuda" when available, else "cpu".
+        tiny: build a tiny random open_clip model (64-d embeddings, 64 px input, ~0.3M parameters) offline,
+            for tests; a checkpoint path then loads into that architecture.
+        batch_size: images per forward pass.
+
+    Returns:
+        A ``ClipEmbedder``.
+
+    Raises:
+        ClipWeightsNotFound: the weights are not available locally (never downloaded, never silently zero).
+        ValueError: an unknown model name or pretrained tag.
+    """
+    import torch
+
+    if batch_size < 1:
+        raise ValueError(f"batch_size={batch_size} must be >= 1")
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    path = Path(pretrained) if pretrained is not None and str(pretrained).endswith(_CHECKPOINT_SUFFIXES) else None
+    if path is not None and not path.is_file():
+        raise ClipWeightsNotFound(f"CLIP checkpoint {path} does not exist; give the path of a saved state dict")
+    if tiny:
+        net = _tiny_model()
+        if path is not None:
+            _load_state_dict(net, path)
+        elif pretrained is not None:
+            raise ValueError(f"tiny=True takes pretrained=None or a checkpoint path, not the tag {pretrained!r}")
+        name = f"tiny-clip:{path or 'random'}"
+        return ClipEmbedder(net, image_size=64, mean=_OPENAI_MEAN, std=_OPENAI_STD, device=device, name=name,
+                            batch_size=batch_size)  # fmt: skip
+    import open_clip
+
+    if model not in open_clip.list_models():
+        raise ValueError(f"unknown open_clip model {model!r}; e.g. 'ViT-B-32' (see open_clip.list_models())")
+    cfg: dict = {}
+    if path is None and pretrained is not None:
+        cfg = open_clip.get_pretrained_cfg(model, str(pretrained)) or {}
+        source = _cached_pretrained(model, str(pretrained))
+    else:
+        source = None
+    net = open_clip.create_model(model, pretrained=source, force_quick_gelu=bool(cfg.get("quick_gelu", False)))
+    if path is not None:
+        _load_state_dict(net, path)
+    if pretrained is None:
+        logger.warning("CLIP %s built with random weights (pretrained=None): similarities are meaningless", model)
+    size = net.visual.image_size
+    size = size[0] if isinstance(size, (tuple, list)) else size
+    mean = cfg.get("mean") or getattr(net.visual, "image_mean", None) or _OPENAI_MEAN
+    std = cfg.get("std") or getattr(net.visual, "image_std", None) or _OPENAI_STD
+    return ClipEmbedder(net, image_size=size, mean=mean, std=std, device=device, name=f"{model}:{pretrained}",
+                        batch_size=batch_size)  # fmt: skip
