@@ -1,0 +1,79 @@
+"""`vcoder eval design2code`: score a predictions folder on a Design2Code testset folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+STDOUT_KEYS = ("n", "missing", "failed", "block_match", "text", "position", "color", "clip", "overall", "overall_of")
+
+
+def add_parser(sub, name: str) -> None:
+    p = sub.add_parser(name, help="evaluate predictions on a benchmark", description="Evaluate predictions.")
+    bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    d = bench.add_parser(
+        "design2code",
+        help="Design2Code: Block-Match, Text, Position, Colour, CLIP (+ results.jsonl, summary.json, report.html)",
+        description="Render every reference and prediction once (1280x720, full page, hermetic; assets from the "
+        "testset folder), score them with the Design2Code definitions, and write OUT/results.jsonl (one line per "
+        "sample, resumable), OUT/summary.json and OUT/report.html. A missing or unrenderable prediction scores 0 on "
+        "every metric. Prints the summary JSON.",
+    )
+    d.add_argument("--testset", required=True, type=Path, help="folder of <id>.html references (+ rick.jpg)")
+    d.add_argument("--predictions", required=True, type=Path, help="folder of <id>.html predictions (or raw output)")
+    d.add_argument("--out", required=True, type=Path, help="output folder (created)")
+    d.add_argument("--json", action="store_true", help="print the summary as one JSON object (the default too)")
+    d.add_argument("--overwrite", action="store_true", help="re-score every sample instead of resuming")
+    d.add_argument("--no-clip", action="store_true", help="skip CLIP (overall then averages the four block metrics)")
+    d.add_argument("--clip-model", default="ViT-B-32", help="open_clip model (default ViT-B-32, the benchmark's)")
+    d.add_argument("--clip-pretrained", default="openai", help="open_clip tag resolved offline, or a checkpoint PATH")
+    d.add_argument("--clip-tiny", action="store_true", help="tiny random CLIP (smoke tests only)")
+    d.add_argument("--workers", type=int, default=None, help="metric processes (default: one per core; 0: inline)")
+    d.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")
+    d.add_argument("--timeout-ms", type=int, default=15000, help="render deadline per page (default 15000)")
+    d.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run, _eval_parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "benchmark", None) != "design2code":
+        args._eval_parser.print_help(sys.stderr)
+        return 2
+    return run_design2code(args)
+
+
+def run_design2code(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 0:
+        print(f"vcoder eval design2code: --workers must be >= 0, got {args.workers}", file=sys.stderr)
+        return 2
+    if args.max_pages < 1 or args.timeout_ms <= 0:
+        print(
+            f"vcoder eval design2code: --max-pages must be >= 1 and --timeout-ms > 0, got {args.max_pages}, "
+            f"{args.timeout_ms}",
+            file=sys.stderr,
+        )
+        return 2
+    from vcoder.eval.design2code import evaluate
+
+    try:
+        summary = evaluate(
+            args.testset,
+            args.predictions,
+            args.out,
+            overwrite=args.overwrite,
+            clip=not args.no_clip,
+            clip_model=args.clip_model,
+            clip_pretrained=args.clip_pretrained,
+            clip_tiny=args.clip_tiny,
+            workers=args.workers,
+            max_pages=args.max_pages,
+            timeout_ms=args.timeout_ms,
+            progress=not args.no_progress,
+        )
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"vcoder eval design2code: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: summary.get(k) for k in STDOUT_KEYS}))
+    return 0
