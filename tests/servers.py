@@ -143,7 +143,7 @@ class ScriptedServer:
     """An OpenAI-shaped ``http.server`` on loopback: answers after ``delay_s``, first with ``statuses`` if given.
 
     Args:
-        reply: the assistant text every successful completion carries.
+        reply: the assistant text of every successful completion, or a list answered in order (last repeated).
         delay_s: sleep before answering each request (the slow server of the timeout tests).
         statuses: HTTP statuses returned to the first requests, in order (e.g. ``(503, 429)``), then 200s.
         models: ids listed at ``/v1/models``.
@@ -155,8 +155,18 @@ class ScriptedServer:
         max_inflight: the most requests it was answering at the same time.
     """
 
-    def __init__(self, reply: str = "Score: 4", *, delay_s: float = 0.0, statuses=(), models=("scripted",), body=None):
-        self.reply, self.delay_s, self.statuses, self.models = reply, delay_s, list(statuses), list(models)
+    def __init__(
+        self,
+        reply: str | list[str] = "Score: 4",
+        *,
+        delay_s: float = 0.0,
+        statuses=(),
+        models=("scripted",),
+        body=None,
+    ):
+        # a list of replies is answered in order, its last one repeated
+        self.replies = [reply] if isinstance(reply, str) else list(reply)
+        self.delay_s, self.statuses, self.models = delay_s, list(statuses), list(models)
         self.body = body
         self.hits: list[str] = []
         self.inflight = self.max_inflight = 0
@@ -206,7 +216,9 @@ class ScriptedServer:
                 elif body.get("model") not in outer.models:
                     self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
                 else:
-                    message = {"role": "assistant", "content": outer.reply}
+                    with outer._lock:
+                        text = outer.replies.pop(0) if len(outer.replies) > 1 else outer.replies[0]
+                    message = {"role": "assistant", "content": text}
                     self._send(200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -4,55 +4,58 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.agents.vlm_parse import Action, normalize_verdict, parse_action, parse_element, parse_score
+from vcoder.agents.vlm_parse import ParsedAction, normalize_verdict, parse_action, parse_element, parse_score
 
 
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [
-        ('{"action": "click", "element": 3}', Action("click", element=3)),
-        ('```json\n{"action": "click", "element": "[3]"}\n```', Action("click", element=3)),
+        ('{"action": "click", "element": 3}', ParsedAction("click", element=3)),
+        ('```json\n{"action": "click", "element": "[3]"}\n```', ParsedAction("click", element=3)),
         (
             "Sure, I will click it.\n{'action': 'click', 'element': '#12',}\nThat should work.",
-            Action("click", element=12),
+            ParsedAction("click", element=12),
         ),
-        ('{"action": "tap", "element": "element 7"}', Action("click", element=7)),
-        ('{action: "click", element: 4}', Action("click", element=4)),
-        ('{"action": "click", "element": "Add item"}', Action("click", element_text="Add item")),
-        ('{"action": "type", "element": 5, "text": "hello world"}', Action("type", element=5, text="hello world")),
-        ('{"action": "fill", "id": 2, "value": "a@b.c"}', Action("type", element=2, text="a@b.c")),
-        ('{"Action": "Select", "Element": 8, "Option": "Blue"}', Action("select", element=8, text="Blue")),
-        ('{"action": "press", "key": "Enter"}', Action("press", key="Enter")),
-        ('{"action": "scroll", "direction": "UP"}', Action("scroll", direction="up")),
-        ('{"action": "scroll_down"}', Action("scroll", direction="down")),
-        ('{"action": "wait"}', Action("wait")),
-        ('{"action": "go back"}', Action("back")),
-        ('{"action": {"type": "click", "element": 9}}', Action("click", element=9)),
+        ('{"action": "tap", "element": "element 7"}', ParsedAction("click", element=7)),
+        ('{action: "click", element: 4}', ParsedAction("click", element=4)),
+        ('{"action": "click", "element": "Add item"}', ParsedAction("click", element_text="Add item")),
+        (
+            '{"action": "type", "element": 5, "text": "hello world"}',
+            ParsedAction("type", element=5, text="hello world"),
+        ),
+        ('{"action": "fill", "id": 2, "value": "a@b.c"}', ParsedAction("type", element=2, text="a@b.c")),
+        ('{"Action": "Select", "Element": 8, "Option": "Blue"}', ParsedAction("select", element=8, text="Blue")),
+        ('{"action": "press", "key": "Enter"}', ParsedAction("press", key="Enter")),
+        ('{"action": "scroll", "direction": "UP"}', ParsedAction("scroll", direction="up")),
+        ('{"action": "scroll_down"}', ParsedAction("scroll", direction="down")),
+        ('{"action": "wait"}', ParsedAction("wait")),
+        ('{"action": "go back"}', ParsedAction("back")),
+        ('{"action": {"type": "click", "element": 9}}', ParsedAction("click", element=9)),
         (
             '{"action": "answer", "verdict": "yes", "reason": "counter shows 1"}',
-            Action("answer", verdict="YES", reason="counter shows 1"),
+            ParsedAction("answer", verdict="YES", reason="counter shows 1"),
         ),
-        ('{"action": "finish", "answer": "Partially"}', Action("answer", verdict="PARTIAL")),
+        ('{"action": "finish", "answer": "Partially"}', ParsedAction("answer", verdict="PARTIAL")),
         (
             '{"action": "answer", "reason": "The task failed: nothing happened"}',
-            Action("answer", verdict="NO", reason="The task failed: nothing happened"),
+            ParsedAction("answer", verdict="NO", reason="The task failed: nothing happened"),
         ),
-        ('<think>maybe {"action": "back"}</think>{"action": "click", "element": 1}', Action("click", element=1)),
-        ("Click [3]", Action("click", element=3)),
-        ("Thought: the button is 4.\nAction: Click [4]", Action("click", element=4)),
-        ("Type [5]; hello", Action("type", element=5, text="hello")),
-        ("TYPE 6 'bob'", Action("type", element=6, text="bob")),
-        ("Scroll [WINDOW]; up", Action("scroll", direction="up")),
-        ("Wait", Action("wait")),
-        ("GoBack", Action("back")),
-        ("ANSWER; YES", Action("answer", verdict="YES", reason="YES")),
+        ('<think>maybe {"action": "back"}</think>{"action": "click", "element": 1}', ParsedAction("click", element=1)),
+        ("Click [3]", ParsedAction("click", element=3)),
+        ("Thought: the button is 4.\nAction: Click [4]", ParsedAction("click", element=4)),
+        ("Type [5]; hello", ParsedAction("type", element=5, text="hello")),
+        ("TYPE 6 'bob'", ParsedAction("type", element=6, text="bob")),
+        ("Scroll [WINDOW]; up", ParsedAction("scroll", direction="up")),
+        ("Wait", ParsedAction("wait")),
+        ("GoBack", ParsedAction("back")),
+        ("ANSWER; YES", ParsedAction("answer", verdict="YES", reason="YES")),
         (
             "ANSWER: PARTIAL - the list grew but the counter did not",
-            Action("answer", verdict="PARTIAL", reason="PARTIAL - the list grew but the counter did not"),
+            ParsedAction("answer", verdict="PARTIAL", reason="PARTIAL - the list grew but the counter did not"),
         ),
-        ("**Action:** click [2]", Action("click", element=2)),
-        ("press Enter", Action("press", key="Enter")),
-        ("click Submit", Action("click", element_text="Submit")),
+        ("**Action:** click [2]", ParsedAction("click", element=2)),
+        ("press Enter", ParsedAction("press", key="Enter")),
+        ("click Submit", ParsedAction("click", element_text="Submit")),
     ],
 )
 def test_parse_action_literal_replies(reply, expected):
@@ -75,7 +78,7 @@ def test_parse_action_survives_random_noise():
     for _ in range(500):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
         result = parse_action(text)
-        assert result is None or isinstance(result, Action)
+        assert result is None or isinstance(result, ParsedAction)
 
 
 @pytest.mark.parametrize(

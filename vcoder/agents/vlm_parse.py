@@ -43,7 +43,7 @@ _TEXT_KEYS = ("text", "value", "content", "input", "option", "query")
 
 
 @dataclass(frozen=True)
-class Action:
+class ParsedAction:
     """One parsed GUI action.
 
     Attributes:
@@ -167,7 +167,7 @@ def _first(d: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _from_dict(d: dict[str, Any]) -> Action | None:
+def _from_dict(d: dict[str, Any]) -> ParsedAction | None:
     d = {str(k).strip().lower(): v for k, v in d.items()}
     if isinstance(d.get("action"), dict):  # {"action": {"type": "click", "element": 3}}
         return _from_dict(d["action"])
@@ -184,14 +184,16 @@ def _from_dict(d: dict[str, Any]) -> Action | None:
     if name == "answer":
         reason = _first(d, ("reason", "explanation", "rationale", "thought", "because"))
         verdict = normalize_verdict(_first(d, ("verdict", "answer", "result", "outcome", "status", "value", "text")))
-        return Action("answer", verdict=verdict or normalize_verdict(reason or ""), reason=reason and str(reason))
+        return ParsedAction(
+            "answer", verdict=verdict or normalize_verdict(reason or ""), reason=reason and str(reason)
+        )
     if name == "press":
         key = _first(d, ("key", "keys", "value", "text"))
-        return Action("press", element=element, element_text=element_text, key=key and str(key))
+        return ParsedAction("press", element=element, element_text=element_text, key=key and str(key))
     if name == "scroll":
         direction = str(_first(d, ("direction", "dir", "value", "text")) or ("up" if "up" in raw_action else "down"))
-        return Action("scroll", direction="up" if "up" in direction.lower() else "down")
-    return Action(name, element=element, element_text=element_text, text=None if text is None else str(text))
+        return ParsedAction("scroll", direction="up" if "up" in direction.lower() else "down")
+    return ParsedAction(name, element=element, element_text=element_text, text=None if text is None else str(text))
 
 
 _LINE = re.compile(
@@ -200,33 +202,33 @@ _LINE = re.compile(
 )
 
 
-def _from_line(text: str) -> Action | None:
+def _from_line(text: str) -> ParsedAction | None:
     for match in _LINE.finditer(text):
         name = normalize_action_name(match.group("name"))
         if name is None:
             continue
         rest = (match.group("rest") or "").strip().strip("`*")
         if name == "answer":
-            return Action("answer", verdict=normalize_verdict(rest), reason=rest or None)
+            return ParsedAction("answer", verdict=normalize_verdict(rest), reason=rest or None)
         if name == "scroll":
-            return Action("scroll", direction="up" if "up" in (match.group("name") + rest).lower() else "down")
+            return ParsedAction("scroll", direction="up" if "up" in (match.group("name") + rest).lower() else "down")
         if name in ("wait", "back"):
-            return Action(name)
+            return ParsedAction(name)
         ref = re.match(r"\[?\s*#?(\d+)\s*\]?\s*[;:,]?\s*(.*)", rest)
         if name == "press":
-            return Action("press", key=(ref.group(2) if ref else rest).strip("\"' ") or None)
+            return ParsedAction("press", key=(ref.group(2) if ref else rest).strip("\"' ") or None)
         if ref:
             extra = ref.group(2).strip().strip("\"'") or None
-            return Action(name, element=int(ref.group(1)), text=extra)
+            return ParsedAction(name, element=int(ref.group(1)), text=extra)
         if rest:
             target, _, extra = rest.partition(";")
-            return Action(
+            return ParsedAction(
                 name, element_text=target.strip().strip("\"'[]") or None, text=extra.strip().strip("\"'") or None
             )
     return None
 
 
-def parse_action(text: str) -> Action | None:
+def parse_action(text: str) -> ParsedAction | None:
     """Parse one action from a model reply; ``None`` when the reply holds no recognisable action.
 
     Args:
@@ -237,7 +239,7 @@ def parse_action(text: str) -> Action | None:
 
     Example:
         >>> parse_action('Sure! ```json\\n{"action": "click", "element": "[3]"}\\n```')
-        Action(kind='click', element=3, element_text=None, text=None, key=None, direction=None, verdict=None, reason=None)
+        ParsedAction(kind='click', element=3, element_text=None, text=None, key=None, direction=None, verdict=None, reason=None)
         >>> parse_action("ANSWER; PARTIAL - the list grew but the counter did not").verdict
         'PARTIAL'
     """
