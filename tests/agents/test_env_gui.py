@@ -182,4 +182,6 @@ def test_a_page_that_never_loads_scores_no_on_every_case():
         {"task": "b", "expect": [{"target": "p", "count": 0}]},
     ]
     results, score = run_cases(stuck, cases, policy=ScriptedPolicy(), load_timeout_ms=1500)
-    assert score == 0.0 and all(r.verdict is Verdict.NO and r.error.startswith("load:") for r in results)
+    # the pool either gives up on the load, or hands over a page whose main thread never answers: NO either way
+    assert score == 0.0
+    assert all(r.verdict is Verdict.NO and r.error.startswith(("load:", "page hung")) for r in results)

@@ -118,6 +118,10 @@ class GuiEnv:
         self._t0 = time.monotonic()
         self._start_url = page.url
         self._token: str | None = None
+        self._left: str | None = None
+        # a main-frame navigation request means the page is leaving its document (the pool blocks it, and the
+        # error page arrives a moment later: the request event is the earliest, race-free sign)
+        page.on("request", self._on_request)
         self._elements: tuple[Element, ...] = ()
 
     @property
@@ -278,6 +282,8 @@ class GuiEnv:
         except PageHung:
             return ActionResult(False, self.error, True)
         except Exception as exc:  # Playwright errors, bad targets: the action failed, the page may be fine
+            if self._left and not self.done:  # the action started a navigation (the pool blocked it)
+                self.end(f"navigated away: the page tried to load {self._left}")
             if self.done:
                 return ActionResult(False, self.error, True)
             if "Timeout" in type(exc).__name__ and not await self.alive():
@@ -330,7 +336,33 @@ class GuiEnv:
             await self.guard(self.page.evaluate("() => history.back()"), what="back")
             await asyncio.sleep(0.05)
 
+    def _on_request(self, request: Any) -> None:
+        try:
+            if self._left is None and request.is_navigation_request() and request.frame == self.page.main_frame:
+                self._left = request.url
+        except Exception:  # a request of a frame that is already gone
+            pass
+
+    def close(self) -> None:
+        """Detach from the page (the pool reuses it for other pages); the runner calls this after each case."""
+        self.end()
+        try:
+            self.page.remove_listener("request", self._on_request)
+        except Exception:
+            pass
+
+    async def check_document(self) -> bool:
+        """Whether the page is still the document the episode started on; ends the episode if it left it."""
+        if self._token is not None and not self.done:
+            await self._check_document()
+        elif self._left and not self.error:
+            self.end(f"navigated away: the page tried to load {self._left}")
+        return not (self.error or "").startswith("navigated away")
+
     async def _check_document(self) -> None:
+        if self._left:
+            self.end(f"navigated away: the page tried to load {self._left}")
+            return
         try:
             marker = await self.guard(self.page.evaluate("() => window.__vcoderEnv || null"), what="checking page")
         except PageHung:

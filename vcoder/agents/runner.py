@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from vcoder.agents.env import GuiEnv
@@ -40,6 +41,7 @@ async def arun_cases(
     deadline_s: float = 20.0,
     action_timeout_ms: int = 3000,
     load_timeout_ms: int = 10000,
+    base_dir: str | None = None,
 ) -> tuple[list[CaseResult], float]:
     """Run every case on its own fresh load of ``html`` (cases run concurrently, bounded by the pool's pages).
 
@@ -54,6 +56,7 @@ async def arun_cases(
         deadline_s: wall-clock budget per case.
         action_timeout_ms: budget per action.
         load_timeout_ms: budget for loading the page.
+        base_dir: folder whose files the page may load by relative URL (images beside the HTML file).
 
     Returns:
         ``(results, score)``: one ``CaseResult`` per case in order, and the mean verdict score in [0, 1]. A page
@@ -65,21 +68,15 @@ async def arun_cases(
     """
     cases = parse_cases(cases)
     apool = _async_pool(pool)
+    opts = _Options(width, height, step_limit, deadline_s, action_timeout_ms, load_timeout_ms, base_dir)
     home = getattr(apool, "_loop", None)
-    here = asyncio.get_running_loop()
-    if home is not None and home is not here and not home.is_closed() and home.is_running():
+    if home is not None and home is not asyncio.get_running_loop() and not home.is_closed() and home.is_running():
         # Playwright pages belong to the loop that made them: run the whole episode there (TRL awaits from its own)
-        fut = asyncio.run_coroutine_threadsafe(
-            _run_all(
-                html, cases, policy, apool, width, height, step_limit, deadline_s, action_timeout_ms, load_timeout_ms
-            ),
-            home,
+        results = await asyncio.wrap_future(
+            asyncio.run_coroutine_threadsafe(_run_all(html, cases, policy, apool, opts), home)
         )
-        results = await asyncio.wrap_future(fut)
     else:
-        results = await _run_all(
-            html, cases, policy, apool, width, height, step_limit, deadline_s, action_timeout_ms, load_timeout_ms
-        )
+        results = await _run_all(html, cases, policy, apool, opts)
     return results, mean_score(results)
 
 
@@ -100,27 +97,34 @@ def _async_pool(pool: Any) -> Any:
     return getattr(pool, "async_pool", pool)
 
 
-async def _run_all(html, cases, policy, apool, width, height, step_limit, deadline_s, action_ms, load_ms):
+@dataclass(frozen=True)
+class _Options:
+    width: int
+    height: int
+    step_limit: int
+    deadline_s: float
+    action_timeout_ms: int
+    load_timeout_ms: int
+    base_dir: str | None
+
+
+async def _run_all(html: str, cases: list[TestCase], policy: Policy, apool, opts: _Options) -> list[CaseResult]:
     try:
         await apool.start()
     except Exception as exc:
         raise InfrastructureError(f"the browser pool could not start: {exc}") from exc
-    return list(
-        await asyncio.gather(
-            *(
-                _run_one(html, c, policy, apool, width, height, step_limit, deadline_s, action_ms, load_ms)
-                for c in cases
-            )
-        )
-    )
+    return list(await asyncio.gather(*(_run_one(html, c, policy, apool, opts) for c in cases)))
 
 
-async def _run_one(
-    html: str, case: TestCase, policy: Policy, apool, width, height, step_limit, deadline_s, action_ms, load_ms
-) -> CaseResult:
+async def _run_one(html: str, case: TestCase, policy: Policy, apool, opts: _Options) -> CaseResult:
+    deadline_s = opts.deadline_s
     try:
-        async with apool.open_page(html, width=width, height=height, timeout_ms=load_ms) as page:
-            env = GuiEnv(page, step_limit=step_limit, deadline_s=deadline_s, action_timeout_ms=action_ms)
+        async with apool.open_page(
+            html, width=opts.width, height=opts.height, timeout_ms=opts.load_timeout_ms, base_dir=opts.base_dir
+        ) as page:
+            env = GuiEnv(
+                page, step_limit=opts.step_limit, deadline_s=deadline_s, action_timeout_ms=opts.action_timeout_ms
+            )
             try:
                 result = await asyncio.wait_for(policy.run_case(env, case), deadline_s + GRACE_S)
             except asyncio.TimeoutError:
@@ -133,6 +137,7 @@ async def _run_one(
                 result = CaseResult(
                     case.task, Verdict.NO, env.steps_taken, f"policy error: {type(exc).__name__}: {exc}"
                 )
+            env.close()
             if env.page_broken:
                 # closing the hung tab makes the pool replace the slot instead of handing the stuck page on
                 with contextlib.suppress(Exception):

@@ -94,7 +94,10 @@ class ScriptedPolicy(Policy):
                 return CaseResult(case.task, Verdict.NO, env.steps_taken, f"step {i}: {env.error or 'episode ended'}")
         try:
             met = await self._check(env, case.expect)
+            left = not await env.check_document()  # a navigation that landed while the expectations were read
         except PageHung:
+            return CaseResult(case.task, Verdict.NO, env.steps_taken, env.error)
+        if left:
             return CaseResult(case.task, Verdict.NO, env.steps_taken, env.error)
         n_met = sum(met)
         verdict = Verdict.YES if n_met == len(met) else Verdict.NO if n_met == 0 else Verdict.PARTIAL

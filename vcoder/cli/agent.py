@@ -1,0 +1,130 @@
+"""``vcoder agent test``: run GUI test cases on a page with the scripted or the VLM policy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DESCRIPTION = """Run test cases on an HTML page in hermetic Chromium (fresh page per case) and print the verdicts.
+CASES.json is a list of cases (or {"test_cases": [...]}), each {"task", "expected_result", "task_category",
+"steps": [{"action", "target", "value"}], "expect": [{"target", "text"|"value"|"visible"|"count"}]}; the scripted
+policy needs "expect", the vlm policy reads "task" and "expected_result".
+--json prints {"cases": [{"task", "verdict", "steps_taken", "error"}], "score"}.
+Exit status: 0 done (whatever the score), 1 the browser failed, 2 usage error."""
+
+
+def add_parser(subparsers, name: str) -> None:
+    p = subparsers.add_parser(name, help="GUI agent: run test cases on a page", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="agent_command", metavar="SUBCOMMAND")
+    t = sub.add_parser(
+        "test",
+        help="run test cases on a page (YES / PARTIAL / NO per case, mean score)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    t.add_argument("page", metavar="PAGE.html", help="the page to test")
+    t.add_argument("--cases", required=True, metavar="CASES.json", help="test cases (JSON list)")
+    t.add_argument("--policy", choices=("scripted", "vlm"), default="scripted", help="who runs the cases")
+    t.add_argument("--base-url", help="OpenAI-compatible endpoint for --policy vlm (e.g. http://127.0.0.1:8000/v1)")
+    t.add_argument("--model", help="model name for --policy vlm")
+    t.add_argument("--step-limit", type=int, default=15, help="actions per case (default 15)")
+    t.add_argument("--timeout-ms", type=int, default=30000, help="deadline per case in ms (default 30000)")
+    t.add_argument("--action-timeout-ms", type=int, default=3000, help="deadline per action in ms (default 3000)")
+    t.add_argument("--width", type=int, default=1280, help="viewport width in px (default 1280)")
+    t.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
+    t.add_argument("--json", action="store_true", help="print the JSON result instead of a table")
+    t.set_defaults(func=run)
+    p.set_defaults(func=lambda args: _usage("give a subcommand: vcoder agent test PAGE.html --cases CASES.json"))
+
+
+def _usage(msg: str) -> int:
+    print(f"vcoder agent: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _load_cases(path: Path):
+    """Parsed cases, or an error message for the user."""
+    from vcoder.agents.policy import CaseError, parse_cases
+
+    if not path.is_file():
+        return None, f"no such cases file: {path} (pass a JSON list of test cases)"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return None, f"{path} is not valid JSON ({exc}); it must hold a list of test cases"
+    if isinstance(data, dict) and ("test_cases" in data or "cases" in data):
+        data = data.get("test_cases", data.get("cases"))
+    if not isinstance(data, list) or not data:
+        return None, f"{path} must hold a non-empty JSON list of test cases, got {type(data).__name__}"
+    try:
+        return parse_cases(data), None
+    except CaseError as exc:
+        return None, f"{path}: {exc}"
+
+
+def _make_policy(args):
+    """The policy, or an error message for the user."""
+    if args.policy == "scripted":
+        from vcoder.agents.scripted import ScriptedPolicy
+
+        return ScriptedPolicy(), None
+    if not args.base_url or not args.model:
+        return None, "--policy vlm needs --base-url URL and --model NAME (an OpenAI-compatible server)"
+    try:
+        from vcoder.agents.vlm_policy import VLMPolicy
+    except ImportError as exc:
+        return None, f"the vlm policy is not available in this install ({exc}); use --policy scripted"
+    return VLMPolicy(base_url=args.base_url, model=args.model), None
+
+
+def run(args) -> int:
+    page = Path(args.page)
+    if not page.is_file():
+        return _usage(f"no such page: {page} (pass an existing .html file)")
+    limits = {k: getattr(args, k) for k in ("step_limit", "timeout_ms", "action_timeout_ms", "width", "height")}
+    bad = {k: v for k, v in limits.items() if v <= 0}
+    if bad:
+        return _usage(f"these options must be positive: {bad}")
+    cases, problem = _load_cases(Path(args.cases))
+    if problem:
+        return _usage(problem)
+    policy, problem = _make_policy(args)
+    if problem:
+        return _usage(problem)
+    for i, case in enumerate(cases):
+        why = policy.check_case(case)
+        if why:
+            return _usage(f"case {i} ({case.task!r}): {why}")
+    html = page.read_bytes().decode("utf-8", errors="replace")
+
+    from vcoder.agents.runner import InfrastructureError, run_cases
+    from vcoder.rendering import BrowserPool
+
+    pool = BrowserPool(max_pages=2)
+    try:
+        results, score = run_cases(
+            html,
+            cases,
+            policy=policy,
+            pool=pool,
+            width=args.width,
+            height=args.height,
+            step_limit=args.step_limit,
+            deadline_s=args.timeout_ms / 1000,
+            action_timeout_ms=args.action_timeout_ms,
+            base_dir=str(page.resolve().parent),
+        )
+    except InfrastructureError as exc:
+        print(f"vcoder agent: browser failure: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        pool.close()
+    if args.json:
+        print(json.dumps({"cases": [r.to_dict() for r in results], "score": score}))
+    else:
+        for r in results:
+            print(f"{r.verdict.value:8s} {r.steps_taken:3d} steps  {r.task}" + (f"  ({r.error})" if r.error else ""))
+        print(f"score {score:.3f} over {len(results)} cases")
+    return 0
