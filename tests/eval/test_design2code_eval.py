@@ -146,3 +146,19 @@ def test_cli_prints_summary_and_uses_worker_processes(make_testset, tmp_path):
     assert (out / "report.html").is_file() and len(lines(out / "results.jsonl")) == 3
     bad = subprocess.run([*cmd[:6], str(tmp_path / "nope"), *cmd[7:]], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "nope" in bad.stderr
+
+
+def test_clip_column_tiny_and_one_warning_without_weights(make_testset, pool, tmp_path, caplog):
+    testset, preds = make_testset({"1": ("identical", "pair"), "2": ("text_edit", None)})
+    summary = evaluate(testset, preds, tmp_path / "a", clip_tiny=True, workers=0, pool=pool, progress=False)
+    rows = read_results(tmp_path / "a" / "results.jsonl")
+    assert rows["1"]["clip"] == pytest.approx(1.0, abs=1e-4) and rows["2"]["clip"] == 0.0  # missing: 0 on CLIP too
+    assert summary["overall_of"] == ["block_match", "text", "position", "color", "clip"]
+
+    with caplog.at_level("WARNING"):
+        summary = evaluate(testset, preds, tmp_path / "b", clip_pretrained=str(tmp_path / "no-such-weights.pt"),
+                           workers=0, pool=pool, progress=False)  # fmt: skip
+    warnings = [r for r in caplog.records if "CLIP weights" in r.getMessage()]
+    assert len(warnings) == 1 and "--clip-pretrained" in warnings[0].getMessage()
+    assert summary["clip"] is None and summary["overall_of"] == ["block_match", "text", "position", "color"]
+    assert read_results(tmp_path / "b" / "results.jsonl")["1"]["clip"] is None

@@ -28,7 +28,12 @@ def add_parser(sub, name: str) -> None:
     d.add_argument("--overwrite", action="store_true", help="re-score every sample instead of resuming")
     d.add_argument("--no-clip", action="store_true", help="skip CLIP (overall then averages the four block metrics)")
     d.add_argument("--clip-model", default="ViT-B-32", help="open_clip model (default ViT-B-32, the benchmark's)")
-    d.add_argument("--clip-pretrained", default="openai", help="open_clip tag resolved offline, or a checkpoint PATH")
+    d.add_argument(
+        "--clip-pretrained",
+        default="openai",
+        help="open_clip tag resolved offline (default openai), or a local checkpoint PATH (for OpenAI's own weights "
+        "file use --clip-model ViT-B-32-quickgelu)",
+    )
     d.add_argument("--clip-tiny", action="store_true", help="tiny random CLIP (smoke tests only)")
     d.add_argument("--workers", type=int, default=None, help="metric processes (default: one per core; 0: inline)")
     d.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")

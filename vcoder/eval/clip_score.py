@@ -37,7 +37,9 @@ class ClipScorer:
         from vcoder.models.clip import ClipWeightsNotFound, load_clip
 
         try:
-            return cls(load_clip(model, pretrained, tiny=tiny))
+            # a tiny model has no published weights: "openai" (the default tag) means random weights there
+            weights = None if tiny and pretrained == "openai" else pretrained
+            return cls(load_clip(model, weights, tiny=tiny))
         except ClipWeightsNotFound as exc:
             logger.warning(
                 "CLIP weights %s/%s are not available locally, so the clip column is null and overall averages "
@@ -51,11 +53,11 @@ class ClipScorer:
 
     @staticmethod
     def prepare(rendered):
-        """The page as CLIP sees it: text boxes inpainted, squashed to a square (RGB uint8 array)."""
-        from vcoder.metrics import mask_text, squash_to_square
+        """The page with its text boxes inpainted (the embedder squashes the whole page to its square input)."""
+        from vcoder.metrics import mask_text
 
         boxes = [b.bbox for b in rendered.layout.text_blocks] if rendered.layout is not None else []
-        return squash_to_square(mask_text(rendered.image, boxes))
+        return mask_text(rendered.image, boxes)
 
     def score(self, ref, pred) -> float:
         """CLIP similarity of two ``Rendered`` pages (ok ones), in [0, 1]."""
