@@ -52,6 +52,7 @@ def test_design2code_cli_exports_parquet(tmp_path, capsys, write_parquet):
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_synth_screenshots_and_local_rendering(tmp_path, capsys):
     from PIL import Image
 

@@ -125,3 +125,24 @@ def test_local_folder_with_screenshots(tmp_path, png_bytes):
     assert held.isdisjoint(train) and held | train == {f"p{i}" for i in range(6)}
     with pytest.raises(FileNotFoundError, match="does not exist"):
         load_local(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+def test_hub_code_path_on_a_local_copy(websight_parquet, monkeypatch, streaming):
+    """The hub branch, run through the real `datasets` library on the parquet fixture instead of the network."""
+    datasets = pytest.importorskip("datasets")
+    real_load = datasets.load_dataset
+    calls = []
+
+    def load_from_fixture(path, name=None, split=None, streaming=False):
+        calls.append((path, name, split, streaming))
+        return real_load("parquet", data_files=str(websight_parquet), split=split, streaming=streaming)
+
+    monkeypatch.setattr(datasets, "load_dataset", load_from_fixture)
+    rows = list(load_websight("v0.1", streaming=streaming, max_samples=7, seed=4, holdout=0.2, max_html_chars=10**6))
+    assert calls == [("HuggingFaceM4/WebSight", "v0.1", "train", streaming)]
+    assert len(rows) == 7 and len({r["id"] for r in rows}) == 7
+    held = {r["html"] for r in load_websight(source=websight_parquet, split="holdout", holdout=0.2)}
+    assert held.isdisjoint(r["html"] for r in rows)
+    again = [r["id"] for r in load_websight("v0.1", streaming=streaming, max_samples=7, seed=4, holdout=0.2)]
+    assert again == [r["id"] for r in rows]

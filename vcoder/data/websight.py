@@ -94,7 +94,8 @@ def _hub_rows(version, *, streaming, seed, shuffle_buffer, select, max_samples):
 
     logger.info("loading %s (%s) from the hub, streaming=%s", HUB_ID, version, streaming)
     ds = load_dataset(HUB_ID, name=version, split="train", streaming=streaming)
-    check_columns(ds.column_names or [], COLUMNS, f"{HUB_ID} ({version})")
+    if ds.column_names is not None:  # a stream may not know its columns before the first row
+        check_columns(ds.column_names, COLUMNS, f"{HUB_ID} ({version})")
     if streaming:
         return stream_select(ds.shuffle(seed=seed, buffer_size=shuffle_buffer), max_samples=max_samples, **select)
     first_cols = ["text", "image"] if select["flt"].checks_size else ["text"]
