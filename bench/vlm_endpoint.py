@@ -1,0 +1,61 @@
+"""Latency of an OpenAI-compatible VLM endpoint as vcoder's client sees it; prints one JSON line.
+
+Start a server first, e.g. the tiny offline model on CPU:
+    vcoder models tiny --out runs/tiny-model
+    HF_HUB_CACHE=$(mktemp -d) transformers serve runs/tiny-model --host 127.0.0.1 --port 8011 --device cpu
+    python bench/vlm_endpoint.py --base-url http://127.0.0.1:8011 --model runs/tiny-model
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import statistics
+import time
+
+from PIL import Image
+
+from vcoder.agents.client import ChatClient, user_message
+
+
+def _png(i: int, size=(1280, 720)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, (i * 37 % 256, 120, 200)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+async def main(args) -> dict:
+    client = ChatClient(args.base_url, args.model, timeout_s=600, max_concurrency=args.concurrency)
+    await client.check(probe_chat=True)
+    out = {"base_url": client.base_url, "model": args.model, "repeats": args.repeats, "max_tokens": args.max_tokens}
+    cases = {
+        "text_only": lambda i: [user_message(f"Write HTML number {i}.")],
+        "with_image_1280x720": lambda i: [user_message("Write the HTML for this page.", images=[_png(i)])],
+    }
+    for name, make in cases.items():
+        seconds, prompt_tokens = [], []
+        for i in range(args.repeats):
+            start = time.perf_counter()
+            reply = await client.chat(make(i), max_tokens=args.max_tokens)
+            seconds.append(time.perf_counter() - start)
+            prompt_tokens.append(reply.raw.get("usage", {}).get("prompt_tokens"))
+        out[name] = {"median_s": round(statistics.median(seconds), 3), "max_s": round(max(seconds), 3),
+                     "prompt_tokens": prompt_tokens[0]}  # fmt: skip
+    start = time.perf_counter()
+    await asyncio.gather(*(client.chat(cases["with_image_1280x720"](i), max_tokens=args.max_tokens)
+                           for i in range(args.repeats)))  # fmt: skip
+    out[f"concurrent_{args.repeats}_with_image_s"] = round(time.perf_counter() - start, 3)
+    await client.aclose()
+    return out
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument("--concurrency", type=int, default=4)
+    print(json.dumps(asyncio.run(main(parser.parse_args()))))
