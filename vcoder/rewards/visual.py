@@ -113,12 +113,9 @@ def _factory(func, *, needs_clip: bool = False):
 
 
 def _check_clip(settings: RewardSettings) -> None:
-    """Fail at build time, not as silent zeros mid-training, when CLIP weights cannot be found."""
-    if settings.clip_tiny:
-        return
-    from vcoder.models.clip import resolve_clip_weights
-
-    resolve_clip_weights(settings.clip_model, settings.clip_pretrained)
+    """Load the CLIP model now (it is cached for the reward's later calls) so missing weights fail at build time,
+    not as silent zeros or None mid-training."""
+    features.clip_embedder(settings.clip_model, settings.clip_pretrained, settings.clip_tiny, settings.clip_device)
 
 
 make_ssim_reward = _factory(ssim_reward)
