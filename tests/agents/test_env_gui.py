@@ -94,7 +94,7 @@ def test_actions_by_number_and_selector_change_the_page():
         seen["answer"] = await env.finish("YES")
         seen["after_answer"] = await env.click(1)
 
-    result, seen = run_probe(script, action_timeout_ms=1000)
+    result, seen = run_probe(script)
     for key in ("type", "click", "select", "press", "scroll", "wait"):
         assert seen[key].ok, (key, seen[key])
     assert seen["after_click"] == "bought 3" and seen["after_select"] == "size l" and seen["after_press"] == "enter 3"

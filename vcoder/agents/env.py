@@ -28,7 +28,17 @@ from vcoder.agents.marks import ELEMENTS_JS, INTERACTIVE_SELECTOR, Element, draw
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ACTIONS", "Action", "ActionResult", "Element", "GuiEnv", "Observation", "PageHung", "draw_marks"]
+__all__ = [
+    "ACTIONS",
+    "Action",
+    "ActionResult",
+    "ActionTimeout",
+    "Element",
+    "GuiEnv",
+    "Observation",
+    "PageHung",
+    "draw_marks",
+]
 
 #: seconds a page gets to answer a trivial evaluate before it is declared hung
 ALIVE_TIMEOUT_S = 3.0
@@ -75,6 +85,10 @@ class Observation:
     def element_list(self) -> str:
         """The elements as prompt lines, one per element."""
         return "\n".join(e.describe() for e in self.elements)
+
+
+class ActionTimeout(TimeoutError):
+    """A browser call took too long but the page still answers: the action failed, the episode goes on."""
 
 
 class PageHung(RuntimeError):
@@ -148,19 +162,22 @@ class GuiEnv:
             The call's result.
 
         Raises:
-            PageHung: when the call did not return in time; the env is then ended and ``page_broken`` set.
+            ActionTimeout: the call did not return in time but the page still answers (the action failed).
+            PageHung: the call did not return in time and the page no longer answers, or the deadline passed; the
+                episode is then over (``page_broken`` set for a hung page).
         """
-        budget = timeout_s if timeout_s is not None else self.action_timeout_ms / 1000 + 0.5
+        budget = timeout_s if timeout_s is not None else self.action_timeout_ms / 1000 + 1.0
         budget = min(budget, self.remaining_s)
         try:
             return await asyncio.wait_for(coro, timeout=max(budget, 0.01))
         except asyncio.TimeoutError:
             if self.remaining_s <= 0:
                 self.end(f"deadline: episode exceeded {self.deadline_s:g} s during {what}")
-            else:
-                self.page_broken = True
-                self.end(f"page hung: {what} did not return within {budget:.1f} s")
-            raise PageHung(self.error) from None
+                raise PageHung(self.error) from None
+        # slow is not hung (a loaded machine delays everything): only a page that no longer answers is broken
+        if await self.alive():
+            raise ActionTimeout(f"{what} did not finish within {budget:.1f} s")
+        raise PageHung(self.error)
 
     async def alive(self) -> bool:
         """Whether the page still answers a trivial evaluate quickly (after a Playwright timeout: slow or hung?)."""
@@ -286,7 +303,7 @@ class GuiEnv:
                 self.end(f"navigated away: the page tried to load {self._left}")
             if self.done:
                 return ActionResult(False, self.error, True)
-            if "Timeout" in type(exc).__name__ and not await self.alive():
+            if "Timeout" in type(exc).__name__ and not isinstance(exc, ActionTimeout) and not await self.alive():
                 return ActionResult(False, self.error, True)
             message = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
             return ActionResult(False, f"{action.kind} {action.target!r} failed: {message}", self.done)
