@@ -77,3 +77,15 @@ def test_verdict_scores_and_mean():
     assert mean_score(results) == pytest.approx(0.5)
     assert mean_score([]) == 0.0
     assert results[2].to_dict() == {"task": "c", "verdict": "NO", "steps_taken": 2, "error": "x"}
+
+
+def test_none_fields_count_as_absent():
+    # Arrow-backed datasets fill every struct field of a column: missing keys come back as None
+    case = TestCase.from_dict(
+        {
+            "task": "t",
+            "steps": [{"action": "click", "target": "#a", "value": None}],
+            "expect": [{"target": "#a", "text": None, "value": None, "visible": True, "count": None}],
+        }
+    )
+    assert case.steps[0].value is None and (case.expect[0].kind, case.expect[0].expected) == ("visible", True)

@@ -188,7 +188,8 @@ def _expectation(data: Any, where: str) -> Expectation:
     target = data.get("target")
     if not isinstance(target, str) or not target.strip():
         raise CaseError(f"{where}: 'target' must be a non-empty Playwright selector string, got {target!r:.80}")
-    kinds = [k for k in EXPECT_KINDS if k in data]
+    # None means absent: Arrow-backed datasets fill every struct field of a column, so missing keys come back None
+    kinds = [k for k in EXPECT_KINDS if data.get(k) is not None]
     if len(kinds) != 1:
         raise CaseError(f"{where}: give exactly one of {', '.join(EXPECT_KINDS)}, got {sorted(kinds) or 'none'}")
     kind, expected = kinds[0], data[kinds[0]]
