@@ -4,7 +4,8 @@
 scripts and the CLI. The score is WebGen-Bench accuracy: mean verdict score, (YES + 0.5 PARTIAL) / cases.
 
 Example:
-    >>> from vcoder.agents import ScriptedPolicy, run_cases  # doctest: +SKIP
+    >>> from vcoder.agents.runner import run_cases  # doctest: +SKIP
+    >>> from vcoder.agents.scripted import ScriptedPolicy  # doctest: +SKIP
     >>> results, score = run_cases(html, cases, policy=ScriptedPolicy())  # doctest: +SKIP
 """
 
