@@ -20,29 +20,22 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from vcoder.models.tokenizer import ADDED_TOKENS, SPECIAL_TOKENS, default_corpus, train_tokenizer
+
 logger = logging.getLogger(__name__)
 
-ARCHES = ("qwen2_5_vl", "qwen3_vl")
+__all__ = [
+    "ARCHES",
+    "SIZES",
+    "ADDED_TOKENS",
+    "SPECIAL_TOKENS",
+    "TinySize",
+    "build_tiny_vlm",
+    "default_corpus",
+    "train_tokenizer",
+]
 
-# The special tokens Qwen2.5-VL / Qwen3-VL tokenizers carry; the processor and templates look these up by text.
-SPECIAL_TOKENS = (
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|object_ref_start|>",
-    "<|object_ref_end|>",
-    "<|box_start|>",
-    "<|box_end|>",
-    "<|quad_start|>",
-    "<|quad_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|vision_pad|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-)
-# added but not special (as in Qwen3): they must survive skip_special_tokens so reasoning can be parsed
-ADDED_TOKENS = ("<tool_call>", "</tool_call>", "<think>", "</think>")
+ARCHES = ("qwen2_5_vl", "qwen3_vl")
 
 
 @dataclass(frozen=True)
@@ -63,20 +56,40 @@ class TinySize:
 SIZES = {
     # ~0.3M parameters: CI and unit tests
     "tiny": TinySize(
-        64,
-        2,
-        2,
-        1,
-        128,
-        32,
-        2,
-        2,
-        2048,
+        hidden=64,
+        layers=2,
+        heads=2,
+        kv_heads=1,
+        intermediate=128,
+        vision_hidden=32,
+        vision_depth=2,
+        vision_heads=2,
+        vocab=2048,
     ),
     # ~2M parameters: the quickstart, big enough to learn difficulty-0 pages on a CPU
-    "small": TinySize(192, 3, 3, 1, 512, 64, 2, 2, 3072),
+    "small": TinySize(
+        hidden=192,
+        layers=3,
+        heads=3,
+        kv_heads=1,
+        intermediate=512,
+        vision_hidden=64,
+        vision_depth=2,
+        vision_heads=2,
+        vocab=3072,
+    ),
     # ~9M parameters: GPU smoke runs
-    "base": TinySize(384, 4, 6, 2, 1024, 128, 4, 4, 4096),
+    "base": TinySize(
+        hidden=384,
+        layers=4,
+        heads=6,
+        kv_heads=2,
+        intermediate=1024,
+        vision_hidden=128,
+        vision_depth=4,
+        vision_heads=4,
+        vocab=4096,
+    ),
 }
 
 # Design of the pixel budget: 64 merged patches (a few dozen visual tokens per screenshot) keeps CPU steps fast.
@@ -84,84 +97,6 @@ PATCH = {"qwen2_5_vl": 14, "qwen3_vl": 16}
 MERGE = 2
 MAX_MERGED_PATCHES = 64
 MIN_MERGED_PATCHES = 4
-
-_HANDWRITTEN = (
-    "<!DOCTYPE html>\n<html>\n<head>\n<title>Home</title>\n</head>\n<body>\n<h1>Hello, world!</h1>\n"
-    "<p>This is a paragraph.</p>\n</body>\n</html>\n",
-    '<div class="container">\n<ul>\n<li><a href="#">Home</a></li>\n<li><a href="#">About</a></li>\n</ul>\n</div>\n',
-    '```html\n<html><body style="margin: 0;"><img src="rick.jpg" alt=""></body></html>\n```\n',
-    '<link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet">\n'
-    '<div class="flex items-center justify-between p-4 bg-white text-gray-800">\n<span>Logo</span>\n</div>\n',
-    "<think>\nThe screenshot shows a heading and two blocks.\n</think>\n",
-    "<table>\n<tr><th>Name</th><th>Price</th></tr>\n<tr><td>Coffee</td><td>$3</td></tr>\n</table>\n"
-    '<form><input type="text" placeholder="Email"><button type="submit">Send</button></form>\n',
-)
-
-
-def default_corpus(n_per_difficulty: int = 150) -> list[str]:
-    """HTML the tokenizer is trained on: synthetic pages of every difficulty plus a few hand-written snippets.
-
-    Args:
-        n_per_difficulty: synthetic pages per difficulty level.
-
-    Returns:
-        A list of documents; difficulty-0 pages are repeated so their idioms get the most merges.
-    """
-    from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT
-    from vcoder.data.synthetic import generate_page
-
-    # the prompts open every training example: repeated, they become a handful of tokens
-    docs = [DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT] * 50 + list(_HANDWRITTEN)
-    for difficulty in range(4):
-        docs += [generate_page(seed, difficulty=difficulty).html for seed in range(n_per_difficulty)]
-    # the quickstart trains on difficulty 0: weighting it makes those pages the shortest in tokens
-    docs += [generate_page(10_000 + seed, difficulty=0).html for seed in range(2 * n_per_difficulty)]
-    return docs
-
-
-def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048):
-    """Train a byte-level BPE tokenizer with the Qwen-VL special tokens and wrap it for transformers.
-
-    The byte-level pre-tokenizer runs without its word-splitting regex, so merges may cross spaces and
-    punctuation: measured on HTML this makes pages several times shorter in tokens, which is what makes CPU
-    training fast.
-
-    Args:
-        corpus: documents to learn merges from.
-        vocab_size: total vocabulary size including the 256 byte symbols and the special tokens.
-
-    Returns:
-        A ``PreTrainedTokenizerFast`` with eos ``<|im_end|>`` and pad ``<|endoftext|>``.
-    """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=list(SPECIAL_TOKENS) + list(ADDED_TOKENS),
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-        # long merges would memorise whole pages of the training corpus; bounded they stay reusable idioms
-        max_token_length=24,
-    )
-    tok.train_from_iterator(list(corpus), trainer=trainer)
-    from tokenizers import AddedToken
-
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
-    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in ADDED_TOKENS])
-    return PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        unk_token=None,
-        bos_token=None,
-        model_max_length=32768,
-        padding_side="left",
-        clean_up_tokenization_spaces=False,
-    )
 
 
 def _chat_template(arch: str) -> str:
