@@ -10,9 +10,11 @@ from vcoder.rendering.types import DomNode, ElementBox, Layout, Rendered, TextBl
 _HERE = Path(__file__).parent
 INIT_JS = (_HERE / "init.js").read_text()
 _LAYOUT_FN = (_HERE / "layout.js").read_text().strip().rstrip(";")
-# fonts first (bounded: a font that never loads must not eat the deadline), then the layout in the same evaluate
+# the load event, fonts (bounded: a font that never loads must not eat the deadline), then the layout in the same evaluate
 CAPTURE_JS = (
-    "async (limits) => { await Promise.race([document.fonts.ready, new Promise((r) => setTimeout(r, limits.fontWaitMs))]);"
+    "async (limits) => { if (document.readyState !== 'complete') await Promise.race(["
+    " new Promise((r) => addEventListener('load', r)), new Promise((r) => setTimeout(r, limits.loadWaitMs))]);"
+    " await Promise.race([document.fonts.ready, new Promise((r) => setTimeout(r, limits.fontWaitMs))]);"
     f" return ({_LAYOUT_FN})(limits); }}"
 )
 # the DOM tree is also depth-capped so to_dict() output stays JSON-serialisable by recursive encoders
@@ -72,7 +74,9 @@ async def capture(page, *, full_page: bool, max_height: int, timeout_ms: float, 
     Returns:
         An ok ``Rendered`` (elapsed_ms left 0 for the caller to fill in).
     """
-    data = json.loads(await page.evaluate(CAPTURE_JS, LIMITS))
+    # a page whose load event never fires (e.g. it started a navigation we refused) is captured as it is, half-way
+    # to the deadline; a page that blocks its JS thread still times out
+    data = json.loads(await page.evaluate(CAPTURE_JS, {**LIMITS, "loadWaitMs": timeout_ms / 2}))
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
     truncated = False
     if full_page:

@@ -104,7 +104,7 @@ class HermeticRouter:
                     t.doc_served = True
                     await route.fulfill(status=200, body=t.html, content_type="text/html; charset=utf-8")
                     return
-                await route.abort("blockedbyclient")
+                await route.fulfill(status=204)
                 return
             found = safe_file(t.base_dir, parts.path) if t.base_dir else None
             if found is not None and not request.is_navigation_request():
@@ -126,6 +126,10 @@ class HermeticRouter:
                 return
         if not is_main_nav and (request.resource_type == "image" or parts.path.lower().endswith(IMAGE_EXTENSIONS)):
             await route.fulfill(status=200, body=PLACEHOLDER_PNG, content_type="image/png", headers=_CORS)
+            return
+        if request.is_navigation_request():
+            # 204 keeps the current document; an abort would commit an error page in its place
+            await route.fulfill(status=204)
             return
         await route.abort("blockedbyclient")
 

@@ -21,7 +21,8 @@ from vcoder.rendering.types import Rendered
 logger = logging.getLogger(__name__)
 
 MARGIN_S = 1.5  # deadline slack over timeout_ms for the whole render (goto + layout + screenshot)
-CLOSE_TIMEOUT_S = 5.0
+CLOSE_TIMEOUT_S = 3.0
+MAX_HTML_BYTES = 8_000_000  # larger documents fail fast: sending them through the protocol alone blocks for seconds
 HEAP_CHECK_EVERY = 50
 HEAP_LIMIT = 768 * 2**20
 
@@ -62,6 +63,18 @@ class _Slot:
         self.crashed = False
         self.viewport: tuple[int, int] | None = None
         self.console: list[str] = []
+        self._expected: tuple[str, asyncio.Future] | None = None
+
+    def expect(self, url: str) -> asyncio.Future:
+        """A future resolved when the main frame commits ``url``."""
+        fut = asyncio.get_running_loop().create_future()
+        self._expected = (url, fut)
+        return fut
+
+    def on_navigated(self, frame) -> None:
+        if frame.parent_frame is None and self._expected and frame.url == self._expected[0]:
+            if not self._expected[1].done():
+                self._expected[1].set_result(True)
 
 
 class AsyncBrowserPool:
@@ -184,12 +197,12 @@ class AsyncBrowserPool:
                 return  # another render already relaunched it
             self._stats["relaunches"] += 1
             old, marker = self._browser, self.marker
-            try:
+            # the browser is dead or hung: kill its process tree first, a graceful close could wait on a busy tab
+            for proc in _browser.browser_processes(marker):
+                with contextlib.suppress(Exception):
+                    proc.kill()
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(old.close(), CLOSE_TIMEOUT_S)
-            except Exception:
-                for proc in _browser.browser_processes(marker):  # a hung browser: kill its process tree
-                    with contextlib.suppress(Exception):
-                        proc.kill()
             await self._launch()
 
     async def _open_slot(self, slot: _Slot) -> None:
@@ -211,6 +224,7 @@ class AsyncBrowserPool:
         ctx.on("page", lambda p: self._close_popup(slot, p))
         page = await ctx.new_page()
         page.on("dialog", _dismiss)
+        page.on("framenavigated", slot.on_navigated)
         page.on("crash", lambda _: setattr(slot, "crashed", True))
         page.on("console", lambda m: m.type == "error" and slot.console.append(m.text[:500]))
         page.on("pageerror", lambda e: slot.console.append(str(e)[:500]))
@@ -248,7 +262,16 @@ class AsyncBrowserPool:
         origin = f"http://r{next(self._counter)}.{ORIGIN_DOMAIN}"
         slot.target.reset(origin, html, str(base_dir) if base_dir is not None else None)
         slot.console = []
-        await slot.page.goto(origin + "/index.html", wait_until="load", timeout=timeout_ms)
+        # wait for our document to commit, not for goto: goto also waits on navigations the page starts while
+        # loading, and those we refuse (204) may leave it hanging; the load event is awaited in the capture script
+        url = origin + "/index.html"
+        committed = slot.expect(url)
+        nav = asyncio.ensure_future(slot.page.goto(url, wait_until="commit", timeout=timeout_ms))
+        nav.add_done_callback(_consume)
+        done, _ = await asyncio.wait({nav, committed}, return_when=asyncio.FIRST_COMPLETED)
+        if committed not in done:
+            committed.cancel()
+            nav.result()
 
     async def _attempt(self, slot, html, full_page, timeout_ms, base_dir) -> Rendered:
         await self._load(slot, html, timeout_ms, base_dir)
@@ -271,6 +294,9 @@ class AsyncBrowserPool:
             self._stats["failures"] += 1
             return Rendered.failure(f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
         data = html.encode("utf-8", errors="replace")
+        if len(data) > MAX_HTML_BYTES:
+            self._stats["failures"] += 1
+            return Rendered.failure(f"too_large: the HTML is {len(data)} bytes, over the {MAX_HTML_BYTES} byte limit")
         timeout_ms = timeout_ms or self.timeout_ms
         await self.start()
         result = None
@@ -455,6 +481,11 @@ class AsyncBrowserPool:
 async def _dismiss(dialog) -> None:
     with contextlib.suppress(Exception):
         await dialog.dismiss()
+
+
+def _consume(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()  # retrieved: a late goto failure after the document committed is not an error
 
 
 async def _quiet(coro) -> None:

@@ -1,0 +1,68 @@
+"""The sync facade, cross-loop awaits, the default pool, and the `vcoder render` CLI (real subprocess)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).parents[2]
+
+
+def test_sync_pool_refuses_inside_running_loop(pool):
+    async def inside():
+        with pytest.raises(RuntimeError, match="AsyncBrowserPool"):
+            pool.render("<p>x</p>")
+        # the async pool awaited from this foreign loop is forwarded to the pool's own loop
+        r = await pool.async_pool.render("<p>from another loop</p>")
+        return r
+
+    r = asyncio.run(inside())
+    assert r.ok and r.layout.text_blocks[0].text == "from another loop"
+
+
+def test_default_pool_is_shared():
+    from vcoder.rendering import get_default_pool
+
+    a, b = get_default_pool(), get_default_pool()
+    assert a is b
+    assert a.render("<b>shared</b>").layout.text_blocks[0].text == "shared"
+    a.close()
+    assert get_default_pool() is not a
+    get_default_pool().close()
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "vcoder", "render", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_cli_render_ok_failed_and_usage(tmp_path):
+    good, bad = tmp_path / "good.html", tmp_path / "bad.html"
+    good.write_text("<h1>Hello</h1>")
+    bad.write_text("   ")
+    proc = _cli(str(good), "--out", str(tmp_path / "o"), "--width", "800")
+    assert proc.returncode == 0, proc.stderr
+    line = json.loads(proc.stdout.strip())
+    assert (
+        line["ok"]
+        and line["error"] is None
+        and Path(line["png"]).is_file()
+        and set(line) == {"input", "ok", "error", "png", "elapsed_ms"}
+    )
+    layout = json.loads((tmp_path / "o" / "good.json").read_text())["layout"]
+    assert layout["width"] == 800 and layout["text_blocks"][0]["text"] == "Hello"
+
+    proc = _cli(str(good), str(bad), "--out", str(tmp_path / "o2"), "--viewport-only")
+    assert proc.returncode == 3
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [x["ok"] for x in lines] == [True, False] and lines[1]["error"].startswith("empty:")
+
+    assert _cli(str(tmp_path / "missing.html"), "--out", str(tmp_path)).returncode == 2
+    assert _cli(str(good), "--out", str(tmp_path), "--width", "-5").returncode == 2
