@@ -1,0 +1,41 @@
+"""`vcoder train grpo|sft --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
+
+The same recipes and overrides as `accelerate launch vcoder/pipelines/training.py` (or sft.py); for several
+processes use accelerate launch (or `python -m accelerate.commands.launch -m vcoder.pipelines.training ...`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+PIPELINES = {"grpo": "vcoder.pipelines.training", "sft": "vcoder.pipelines.sft"}
+
+
+def add_parser(subparsers, name: str) -> None:
+    parser = subparsers.add_parser(
+        name,
+        help="train with GRPO or SFT from a YAML recipe (TRL configs + vcoder script arguments)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("pipeline", choices=sorted(PIPELINES), help="grpo (RL with rendering rewards) or sft")
+    parser.add_argument(
+        "args",
+        nargs=argparse.REMAINDER,
+        help="--config RECIPE.yaml and any recipe key as --key value (e.g. --max_steps 20); --help lists them",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import importlib
+    import sys
+
+    from vcoder.pipelines.common import RecipeError
+
+    module = importlib.import_module(PIPELINES[args.pipeline])
+    try:
+        return module.cli(args.args)
+    except RecipeError as exc:
+        print(f"vcoder train {args.pipeline}: {exc}", file=sys.stderr)
+        return 2

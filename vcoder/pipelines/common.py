@@ -1,0 +1,192 @@
+"""What the GRPO and SFT pipelines share: recipe parsing with clear errors, model loading, resume, rewards."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+class RecipeError(ValueError):
+    """A recipe or command line that cannot configure a run; the message says what to change."""
+
+
+def known_keys(parser) -> set[str]:
+    """Every option name the parser accepts (``dest`` of its actions) plus TrlParser's ``env`` mapping."""
+    return {action.dest for action in parser._actions if action.dest != "help"} | {"env"}
+
+
+def _unknown_message(keys: Sequence[str], known: set[str], where: str) -> str:
+    hints = []
+    for key in keys:
+        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return (
+        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of VCoderScriptArguments, the "
+        "trainer config or ModelConfig. Fix the spelling or remove them (`vcoder train grpo --help` lists them all)."
+    )
+
+
+def check_recipe(parser, path: str) -> dict[str, Any]:
+    """Load a YAML recipe and refuse unknown keys before TRL sees them (its message names neither key nor file).
+
+    Args:
+        parser: the pipeline's ``TrlParser``.
+        path: the recipe's path.
+
+    Returns:
+        The recipe's mapping.
+
+    Raises:
+        RecipeError: the file is missing, is not a mapping, or has keys no dataclass knows.
+    """
+    import yaml
+
+    if not os.path.isfile(path):
+        raise RecipeError(f"config file {path!r} does not exist; pass an existing YAML recipe (see configs/)")
+    with open(path) as handle:
+        try:
+            recipe = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            raise RecipeError(f"config file {path!r} is not valid YAML: {exc}") from exc
+    if not isinstance(recipe, dict):
+        raise RecipeError(f"config file {path!r} must hold a YAML mapping of option: value, got {type(recipe)}")
+    unknown = [key for key in recipe if key not in known_keys(parser)]
+    if unknown:
+        raise RecipeError(_unknown_message(unknown, known_keys(parser), f"config file {path!r}"))
+    return recipe
+
+
+def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
+    """Parse ``--config RECIPE.yaml`` plus command-line overrides into the parser's dataclasses.
+
+    Args:
+        parser: a ``TrlParser`` over (VCoderScriptArguments, GRPOConfig | SFTConfig, ModelConfig).
+        argv: arguments (default ``sys.argv[1:]``).
+
+    Returns:
+        One instance per dataclass, in the parser's order.
+
+    Raises:
+        RecipeError: an unknown key in the recipe or an unknown flag, named with the file or "command line".
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--config" in argv:
+        index = argv.index("--config")
+        if index + 1 >= len(argv):
+            raise RecipeError("--config needs a path to a YAML recipe, e.g. --config configs/tiny_cpu_grpo.yaml")
+        check_recipe(parser, argv[index + 1])
+    *parsed, remaining = parser.parse_args_and_config(argv, return_remaining_strings=True)
+    unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
+    if remaining:
+        raise RecipeError(_unknown_message(unknown or remaining, known_keys(parser), "command line"))
+    return tuple(parsed)
+
+
+def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
+    """Turn ``resume_from_checkpoint`` into a checkpoint folder (or None to start fresh).
+
+    ``true``/``last`` mean "the latest checkpoint-N in output_dir, if any": rerunning an interrupted command with
+    the same flags continues it, and a first run with the flag simply starts.
+
+    Args:
+        resume: None, a path, or ``true``/``last``.
+        output_dir: the run's output folder.
+
+    Returns:
+        The checkpoint folder to resume from, or None.
+
+    Raises:
+        RecipeError: an explicit path that does not exist.
+    """
+    if resume in (None, False, "", "false", "False"):
+        return None
+    if resume in (True, "true", "True", "last", "latest"):
+        from transformers.trainer_utils import get_last_checkpoint
+
+        last = get_last_checkpoint(output_dir) if os.path.isdir(output_dir) else None
+        if last is None:
+            logger.warning("resume requested but %s has no checkpoint-N folder yet; starting from step 0", output_dir)
+        else:
+            logger.info("resuming from %s", last)
+        return last
+    if not os.path.isdir(str(resume)):
+        raise RecipeError(
+            f"resume_from_checkpoint={resume!r} is not a folder; give a checkpoint-N folder, or 'last' for the "
+            f"latest checkpoint in output_dir={output_dir!r}"
+        )
+    return str(resume)
+
+
+def load_model_and_processor(model_args, training_args):
+    """Load the VLM and its processor the way production does (AutoModelForImageTextToText + AutoProcessor).
+
+    Quantisation (``load_in_4bit``/``load_in_8bit``) comes from ModelConfig through TRL's helpers; LoRA is applied
+    by the trainer from ``get_peft_config(model_args)``.
+
+    Args:
+        model_args: TRL ``ModelConfig``.
+        training_args: ``GRPOConfig`` or ``SFTConfig`` (``trust_remote_code``, ``model_init_kwargs``).
+
+    Returns:
+        ``(model, processor)``.
+    """
+    import torch
+    from accelerate import PartialState
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from trl import get_quantization_config
+
+    from vcoder.pipelines.config import check_model_path
+
+    check_model_path(model_args.model_name_or_path)
+    dtype = model_args.dtype
+    if dtype not in (None, "auto"):
+        dtype = getattr(torch, dtype)
+    kwargs: dict[str, Any] = dict(
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+        attn_implementation=model_args.attn_implementation,
+        dtype=dtype,
+    )
+    quantization_config = get_quantization_config(model_args)
+    if quantization_config is not None:
+        # k-bit weights must sit on this process's GPU, not be spread by device_map='auto'
+        kwargs.update(quantization_config=quantization_config, device_map={"": PartialState().local_process_index})
+    if isinstance(training_args.model_init_kwargs, dict):
+        kwargs.update(training_args.model_init_kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    try:
+        model = AutoModelForImageTextToText.from_pretrained(model_args.model_name_or_path, **kwargs)
+    except ValueError as exc:
+        raise RecipeError(
+            f"model_name_or_path={model_args.model_name_or_path!r} could not load as an image-text-to-text model "
+            f"({exc}); vcoder trains vision-language models such as Qwen/Qwen2.5-VL-3B-Instruct"
+        ) from exc
+    processor = AutoProcessor.from_pretrained(
+        model_args.model_name_or_path,
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+    )
+    return model, processor
+
+
+def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -> list:
+    """Resolve ``reward_funcs`` through vcoder's registry, after checking the weights line up.
+
+    Args:
+        script_args: ``VCoderScriptArguments``.
+        reward_weights: GRPOConfig's ``reward_weights``.
+
+    Returns:
+        The reward callables, in order.
+    """
+    from vcoder.pipelines.config import check_reward_weights
+    from vcoder.rewards import build_rewards
+
+    check_reward_weights(script_args.reward_funcs, reward_weights)
+    return build_rewards(script_args.reward_funcs, **script_args.reward_params())
