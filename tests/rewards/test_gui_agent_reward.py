@@ -31,6 +31,17 @@ def test_factory_keeps_name_async_and_pickles():
     assert clone.__name__ == "gui_agent_reward" and clone.keywords == reward.keywords
 
 
+def test_registry_builds_it_with_shared_parameters():
+    from vcoder.rewards import build_rewards
+
+    (reward,) = build_rewards(["gui_agent"], render_timeout_ms=9000, clip_model="ViT-B-32", gui_step_limit=7)
+    assert reward.__name__ == "gui_agent_reward"
+    settings = reward.keywords["gui_settings"]
+    assert (settings.step_limit, settings.load_timeout_ms) == (7, 9000)
+    with pytest.raises(TypeError, match="step_limt"):
+        make_gui_agent_reward(step_limt=3)
+
+
 @pytest.mark.parametrize(
     "bad",
     [{"step_limit": 0}, {"timeout_ms": -1}, {"timeout_ms": 1000, "action_timeout_ms": 2000}, {"step_limit": 1.5}],

@@ -139,6 +139,7 @@ def make_gui_agent_reward(
     render_timeout_ms: int = 10000,
     render_width: int = 1280,
     render_height: int = 720,
+    **params: Any,
 ):
     """Build a configured ``gui_agent_reward`` (async, picklable, ``__name__ == "gui_agent_reward"``).
 
@@ -149,13 +150,37 @@ def make_gui_agent_reward(
             plus 3 s before the case is scored NO).
         render_timeout_ms: budget for loading the page, in ms.
         render_width, render_height: viewport in CSS px.
+        **params: ``gui_step_limit``, ``gui_timeout_ms``, ``gui_action_timeout_ms`` (prefixed aliases for flat YAML
+            recipes), and the shared flat ``RewardSettings`` parameters that ``build_rewards`` passes to every
+            reward (``clip_model``, ...), which are accepted and ignored.
 
     Returns:
         The reward callable.
 
     Raises:
         ValueError: a non-positive limit.
+        TypeError: a parameter that is neither this reward's nor a shared reward setting.
     """
+    import dataclasses
+
+    from vcoder.rewards.settings import RewardSettings
+
+    aliases = {
+        "gui_step_limit": "step_limit",
+        "gui_timeout_ms": "timeout_ms",
+        "gui_action_timeout_ms": "action_timeout_ms",
+    }
+    shared = {f.name for f in dataclasses.fields(RewardSettings)}
+    unknown = sorted(k for k in params if k not in aliases and k not in shared)
+    if unknown:
+        raise TypeError(
+            f"make_gui_agent_reward got unknown parameter(s) {unknown}; known: step_limit, timeout_ms, "
+            f"action_timeout_ms, render_timeout_ms, render_width, render_height, {', '.join(aliases)}"
+        )
+    overrides = {aliases[k]: v for k, v in params.items() if k in aliases}
+    step_limit = overrides.get("step_limit", step_limit)
+    timeout_ms = overrides.get("timeout_ms", timeout_ms)
+    action_timeout_ms = overrides.get("action_timeout_ms", action_timeout_ms)
     values = dict(step_limit=step_limit, timeout_ms=timeout_ms, action_timeout_ms=action_timeout_ms,
                   load_timeout_ms=render_timeout_ms, width=render_width, height=render_height)  # fmt: skip
     for name, value in values.items():
