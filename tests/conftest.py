@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+# loopback OpenAI-compatible servers (tiny_vlm_server, ...): registered once so session fixtures start once
+pytest_plugins = ["tests.servers"]
+
 
 def pytest_collection_modifyitems(config, items):
     try:

@@ -1,6 +1,6 @@
 """Real OpenAI-compatible servers on loopback for tests: ``transformers serve`` with the tiny VLM, and a scripted one.
 
-Import the fixtures into a test module (``from tests.servers import tiny_vlm_server  # noqa: F401``). The tiny-model server
+``tests/conftest.py`` registers this module as a plugin, so its fixtures exist in every test. The tiny-model server
 starts once per test session on a random free port, is polled for readiness with a deadline, logs to a temp file
 (printed when it fails to start) and is killed on teardown. ``ScriptedServer`` is a small ``http.server`` in a
 thread that answers ``/v1/chat/completions`` after a delay, or with given HTTP statuses first: the slow and

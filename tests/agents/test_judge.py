@@ -9,7 +9,7 @@ import pickle
 import pytest
 from PIL import Image
 
-from tests.servers import SAMPLING, ScriptedServer, dead_port, tiny_vlm_dir, tiny_vlm_server  # noqa: F401
+from tests.servers import SAMPLING, ScriptedServer, dead_port
 from vcoder.agents.judge import ScreenshotJudge
 from vcoder.agents.vlm_parse import parse_score
 
@@ -122,7 +122,7 @@ def test_judge_pickles():
 
 
 @pytest.mark.slow
-def test_judge_against_transformers_serve(tiny_vlm_server):  # noqa: F811
+def test_judge_against_transformers_serve(tiny_vlm_server):
     judge = ScreenshotJudge(
         tiny_vlm_server.base_url,
         tiny_vlm_server.model,

@@ -11,7 +11,7 @@ import time
 import pytest
 from PIL import Image
 
-from tests.servers import SAMPLING, ScriptedServer, dead_port, tiny_vlm_dir, tiny_vlm_server  # noqa: F401
+from tests.servers import SAMPLING, ScriptedServer, dead_port
 from vcoder.agents.client import (
     BadResponse,
     ChatClient,
@@ -173,7 +173,7 @@ def test_client_pickles_and_works_in_a_second_event_loop():
 
 
 @pytest.mark.slow
-def test_transformers_serve_accepts_images(tiny_vlm_server):  # noqa: F811
+def test_transformers_serve_accepts_images(tiny_vlm_server):
     client = ChatClient(tiny_vlm_server.base_url, tiny_vlm_server.model, timeout_s=120)
 
     async def both():
@@ -191,7 +191,7 @@ def test_transformers_serve_accepts_images(tiny_vlm_server):  # noqa: F811
 
 
 @pytest.mark.slow
-def test_transformers_serve_wrong_model_is_a_clear_error(tiny_vlm_server):  # noqa: F811
+def test_transformers_serve_wrong_model_is_a_clear_error(tiny_vlm_server):
     client = ChatClient(tiny_vlm_server.base_url, "no-such-model", timeout_s=60)
     with pytest.raises(UnknownModel, match="no-such-model"):
         asyncio.run(client.check(probe_chat=True))

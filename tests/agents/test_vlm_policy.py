@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.servers import SAMPLING, ScriptedServer, dead_port, tiny_vlm_dir, tiny_vlm_server  # noqa: F401
+from tests.servers import SAMPLING, ScriptedServer, dead_port
 from vcoder.agents.env import Action, Observation
 from vcoder.agents.marks import Element
 from vcoder.agents.policy import Verdict
@@ -122,7 +122,7 @@ def test_hung_page_and_dead_or_slow_server_are_no():
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_vlm_policy_against_transformers_serve(tiny_vlm_server):  # noqa: F811
+def test_vlm_policy_against_transformers_serve(tiny_vlm_server):
     policy = VLMPolicy(
         tiny_vlm_server.base_url,
         tiny_vlm_server.model,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.servers import ScriptedServer, dead_port, tiny_vlm_dir, tiny_vlm_server  # noqa: F401
+from tests.servers import ScriptedServer, dead_port
 from vcoder.cli import main
 from vcoder.eval.predict import DESIGN2CODE_PROMPT, list_samples, make_prompt
 
@@ -181,7 +181,7 @@ def test_usage_errors(testset, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_predict_against_transformers_serve(tiny_vlm_server, tmp_path, capsys):  # noqa: F811
+def test_predict_against_transformers_serve(tiny_vlm_server, tmp_path, capsys):
     testset = _make_testset(tmp_path / "testset", n=3)
     out = tmp_path / "preds"
     common = ["--testset", str(testset), "--base-url", tiny_vlm_server.base_url, "--model", tiny_vlm_server.model]
