@@ -75,6 +75,7 @@ async def score_rendered(
     needs_reference: bool = True,
     needs_layout: bool = False,
     name: str = "reward",
+    prepare: Callable[[list[Page], RewardSettings], None] | None = None,
     **kwargs: Any,
 ) -> list[float | None]:
     """Render each completion's HTML once (shared across rewards) and score it against the sample's reference.
@@ -88,6 +89,8 @@ async def score_rendered(
         needs_reference: return None for samples without a usable reference.
         needs_layout: the score needs the reference's layout (only a rendered reference HTML has one).
         name: reward name for log messages.
+        prepare: optional ``prepare(pages, settings)`` run once, off the loop, over every rendered page and
+            reference of the batch before scoring (e.g. one batched CLIP forward instead of one per page).
         **kwargs: TRL's extra arguments (``trainer_state``, ``log_metric``, other columns: ignored).
 
     Returns:
@@ -100,7 +103,8 @@ async def score_rendered(
     n = len(completions)
     images, htmls = column(image, n), column(html, n)
 
-    async def one(i: int) -> float | None:
+    async def fetch(i: int) -> tuple[Page | None, Page | None] | float | None:
+        """The (reference, page) pair of completion i, or its final score when there is nothing to compare."""
         ref = None
         if needs_reference:
             try:
@@ -120,12 +124,29 @@ async def score_rendered(
             return None
         if not page.ok:
             return None if is_infra_error(page.rendered.error) else 0.0
+        return ref, page
+
+    async def judge(i: int, pair) -> float | None:
+        if not isinstance(pair, tuple):
+            return pair
         try:
-            return clamp01(await asyncio.to_thread(score, ref, page, settings))
+            return clamp01(await asyncio.to_thread(score, pair[0], pair[1], settings))
         except Exception:
             logger.warning("%s: metric failed on completion %d; scoring None", name, i, exc_info=True)
             return None
 
-    results = list(await asyncio.gather(*(one(i) for i in range(n))))
+    async def one(i: int) -> float | None:
+        return await judge(i, await fetch(i))
+
+    if prepare is None:  # score each completion as soon as its render is in (overlaps scoring with rendering)
+        results = list(await asyncio.gather(*(one(i) for i in range(n))))
+    else:
+        pairs = list(await asyncio.gather(*(fetch(i) for i in range(n))))
+        pages = [p for pair in pairs if isinstance(pair, tuple) for p in pair if p is not None]
+        try:
+            await asyncio.to_thread(prepare, pages, settings)
+        except Exception:
+            logger.warning("%s: batch preparation failed; scoring pages one by one", name, exc_info=True)
+        results = list(await asyncio.gather(*(judge(i, pair) for i, pair in enumerate(pairs))))
     ctx.log(kwargs.get("log_metric"))
     return results

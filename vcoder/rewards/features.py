@@ -56,16 +56,38 @@ def clip_embedder(model: str, pretrained: str | None, tiny: bool, device: str | 
 _CLIP_LOCK = threading.Lock()
 
 
+def _clip_key(settings: RewardSettings) -> str:
+    return f"clip:{settings.clip_model}:{settings.clip_pretrained}:{settings.clip_tiny}"
+
+
+def _embedder(settings: RewardSettings):
+    return clip_embedder(settings.clip_model, settings.clip_pretrained, settings.clip_tiny, settings.clip_device)
+
+
 def clip_embedding(page: Page, settings: RewardSettings):
     def compute(p: Page):
-        embedder = clip_embedder(
-            settings.clip_model, settings.clip_pretrained, settings.clip_tiny, settings.clip_device
-        )
         with _CLIP_LOCK:  # one forward at a time: torch already uses every core
-            return embedder.embed([p.image])[0]
+            return _embedder(settings).embed([p.image])[0]
 
-    key = f"clip:{settings.clip_model}:{settings.clip_pretrained}:{settings.clip_tiny}"
-    return page.feature(key, compute)
+    return page.feature(_clip_key(settings), compute)
+
+
+def prepare_clip(pages: list[Page], settings: RewardSettings) -> None:
+    """Embed every page of a batch that has no embedding yet in ONE batched forward (vs one per page)."""
+    key = _clip_key(settings)
+    todo = {id(p): p for p in pages if key not in p._memo}
+    if not todo:
+        return
+    todo_pages = list(todo.values())
+    with _CLIP_LOCK:
+        embeddings = _embedder(settings).embed([p.image for p in todo_pages])
+    for page, emb in zip(todo_pages, embeddings):
+        with page._lock:
+            page._memo.setdefault(key, emb)
+
+
+def uses_clip(settings: RewardSettings, reward: str) -> bool:
+    return reward == "clip" or (reward == "visual" and settings.visual_weights.get("clip", 0) > 0)
 
 
 def clip_score(ref: Page, page: Page, settings: RewardSettings) -> float:

@@ -35,7 +35,14 @@ async def clip_reward(
     """CLIP image-image cosine between the rendered page and the reference (whole page squashed, never cropped),
     scaled by the blank gate, in [0, 1]. The CLIP model comes from ``clip_model`` / ``clip_pretrained``."""
     return await score_rendered(
-        completions, settings, features.clip_score, image=image, html=html, name="clip_reward", **kwargs
+        completions,
+        settings,
+        features.clip_score,
+        image=image,
+        html=html,
+        name="clip_reward",
+        prepare=features.prepare_clip,
+        **kwargs,
     )
 
 
@@ -95,15 +102,21 @@ async def visual_reward(
     scores low: the layout components find no blocks and the whole-image ones are blank-gated.
     """
     return await score_rendered(
-        completions, settings, features.visual_score, image=image, html=html, name="visual_reward", **kwargs
+        completions,
+        settings,
+        features.visual_score,
+        image=image,
+        html=html,
+        name="visual_reward",
+        prepare=features.prepare_clip if features.uses_clip(settings, "visual") else None,
+        **kwargs,
     )
 
 
 def _factory(func, *, needs_clip: bool = False):
     def make(**params: Any):
         settings = RewardSettings.from_params(**params)
-        uses_clip = needs_clip or (func is visual_reward and settings.visual_weights.get("clip", 0) > 0)
-        if uses_clip:
+        if needs_clip or (func is visual_reward and features.uses_clip(settings, "visual")):
             _check_clip(settings)
         return functools.update_wrapper(functools.partial(func, settings=settings), func)
 
