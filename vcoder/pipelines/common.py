@@ -76,15 +76,19 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
         RecipeError: an unknown key in the recipe or an unknown flag, named with the file or "command line".
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    flags = list(argv)
     if "--config" in argv:
         index = argv.index("--config")
         if index + 1 >= len(argv):
             raise RecipeError("--config needs a path to a YAML recipe, e.g. --config configs/tiny_cpu_grpo.yaml")
         check_recipe(parser, argv[index + 1])
-    *parsed, remaining = parser.parse_args_and_config(argv, return_remaining_strings=True)
-    unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
+        del flags[index : index + 2]
+    # unknown flags are refused before any config object is built (those may fail first, for other reasons)
+    _, remaining = parser.parse_known_args(flags)
     if remaining:
+        unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
         raise RecipeError(_unknown_message(unknown or remaining, known_keys(parser), "command line"))
+    parsed = parser.parse_args_and_config(argv)
     return tuple(parsed)
 
 

@@ -66,6 +66,7 @@ def synthetic_rows(
     user_prompt: str | None = None,
     exclude: set[str] | frozenset[str] = frozenset(),
     progress: bool = False,
+    pool=None,
 ) -> list[dict[str, Any]]:
     """Generate ``n`` distinct synthetic pages and screenshot them with the rendering engine.
 
@@ -83,6 +84,7 @@ def synthetic_rows(
         user_prompt: user instruction (None: the default prompt).
         exclude: HTML digests (``vcoder.data.synthetic.page_digest``) to leave out.
         progress: show a progress bar while rendering.
+        pool: a ``BrowserPool`` to render with (default: a private one, closed afterwards).
 
     Returns:
         Rows ``{"prompt", "image" (PIL RGB), "html", "id"}``.
