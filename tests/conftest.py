@@ -9,6 +9,9 @@ pytest_plugins = ["tests.servers"]
 
 
 def pytest_collection_modifyitems(config, items):
+    gpu_items = [item for item in items if "gpu" in item.keywords]
+    if not gpu_items:
+        return  # importing torch just to learn there is no GPU costs seconds
     try:
         import torch
 
@@ -17,6 +20,5 @@ def pytest_collection_modifyitems(config, items):
         has_gpu = False
     if not has_gpu:
         skip = pytest.mark.skip(reason="needs a CUDA GPU")
-        for item in items:
-            if "gpu" in item.keywords:
-                item.add_marker(skip)
+        for item in gpu_items:
+            item.add_marker(skip)

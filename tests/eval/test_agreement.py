@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
-import d2c_reference as ref_impl
+from tests.eval import d2c_reference as ref_impl
 import numpy as np
 import pytest
-from conftest import PAGES, pair_names
+from tests.eval.conftest import PAGES, pair_names
 
 from vcoder.metrics import block_scores
 

@@ -28,7 +28,11 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vcoder", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="vcoder",
+        description="Train vision-language models to write HTML/CSS from screenshots with rendering-based RL rewards.",
+        epilog="Run `vcoder COMMAND --help` for a command's options.",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
