@@ -39,6 +39,7 @@ class Page:
     _image: Any = None
     _memo: dict[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _feature_locks: dict[str, threading.Lock] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -55,13 +56,19 @@ class Page:
         return self._image
 
     def feature(self, name: str, compute: Callable[[Page], Any]) -> Any:
-        """Compute ``compute(self)`` once per page and name (thread-safe: features are computed off the loop)."""
+        """Compute ``compute(self)`` once per page and name, even when several rewards ask at the same time from
+        different threads (the first computes, the others wait for its value instead of repeating the work)."""
         with self._lock:
             if name in self._memo:
                 return self._memo[name]
-        value = compute(self)
-        with self._lock:
-            return self._memo.setdefault(name, value)
+            lock = self._feature_locks.setdefault(name, threading.Lock())
+        with lock:
+            if name in self._memo:
+                return self._memo[name]
+            value = compute(self)
+            with self._lock:
+                self._memo[name] = value
+            return value
 
 
 class _LRU:
