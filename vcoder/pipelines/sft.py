@@ -82,6 +82,7 @@ def main(script_args, training_args, model_args) -> dict:
     trainer, holdout = build_trainer(script_args, training_args, model_args)
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(training_args.output_dir)
+    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
     summary = {
         "output_dir": training_args.output_dir,
         "global_step": trainer.state.global_step,
