@@ -1,4 +1,4 @@
-"""`vcoder plot RUN_DIR [RUN_DIR ...] [--out DIR] [--checkpoint N] [--smooth K]`: training curves.
+"""`vcoder plot RUN_DIR [RUN_DIR ...] [--runs DIR ...] [--out DIR] [--checkpoint N] [--smooth K]`: training curves.
 
 Reads each run's trainer_state.json (latest checkpoint or the run's own by default) and completions parquet,
 writes one PNG per metric with the runs overlaid plus a self-contained report.html, and prints their paths.
@@ -22,7 +22,7 @@ def add_parser(subparsers, name: str) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments shared with experiments/plot_run.py."""
-    parser.add_argument("run_dir", help="a run's output_dir (holding trainer_state.json or checkpoint-N/)")
+    parser.add_argument("run_dir", nargs="+", help="run output_dirs (trainer_state.json or checkpoint-N/); overlaid")
     parser.add_argument("--runs", nargs="*", default=[], metavar="DIR", help="more runs to overlay")
     parser.add_argument("--labels", nargs="*", default=None, help="one legend label per run (default: folder names)")
     parser.add_argument("--out", default=None, help="output folder (default: RUN_DIR/curves)")
@@ -37,8 +37,8 @@ def run(args) -> int:
 
     from vcoder.pipelines.plots import plot_runs
 
-    runs = [args.run_dir, *args.runs]
-    out = args.out or os.path.join(args.run_dir, "curves")
+    runs = [*args.run_dir, *args.runs]
+    out = args.out or os.path.join(runs[0], "curves")
     try:
         result = plot_runs(runs, out, labels=args.labels, smooth=args.smooth, checkpoint=args.checkpoint)
     except (FileNotFoundError, ValueError) as exc:
