@@ -106,9 +106,14 @@ def synthetic_rows(
         if candidate - seed * 1_000_003 > 50 * n + 1000:
             raise ValueError(f"could not find {n} distinct difficulty-{difficulty} pages; ask for fewer")
     with BrowserPool(max_pages=2) as pool:
-        shots = pool.render_many(
-            [p.html for p in pages], width=width, height=height, full_page=True, progress=progress
-        )
+        htmls = [p.html for p in pages]
+        shots = pool.render_many(htmls, width=width, height=height, full_page=True, progress=progress)
+        # a loaded machine occasionally fails a screenshot ("Unable to capture screenshot"): retry those once
+        retry = [i for i, r in enumerate(shots) if not r.ok]
+        if retry:
+            again = pool.render_many([htmls[i] for i in retry], width=width, height=height, full_page=True)
+            for i, rendered in zip(retry, again):
+                shots[i] = rendered
     failed = [(p.id, r.error) for p, r in zip(pages, shots) if not r.ok]
     if failed:
         raise RuntimeError(f"{len(failed)} synthetic pages failed to render, e.g. {failed[:3]}; check Chromium")
