@@ -215,11 +215,17 @@ class Rendered:
         """The screenshot as a ``(height, width, 3)`` uint8 RGB numpy array (decoded once, on first use)."""
         if self.png is None:
             raise ValueError(f"render failed ({self.error}); there is no screenshot to decode")
+        import cv2
         import numpy as np
-        from PIL import Image
 
-        with Image.open(io.BytesIO(self.png)) as img:
-            return np.asarray(img.convert("RGB"))
+        # OpenCV decodes PNG about twice as fast as PIL; this sits on every reward's hot path
+        bgr = cv2.imdecode(np.frombuffer(self.png, dtype=np.uint8), cv2.IMREAD_COLOR)
+        if bgr is None:
+            from PIL import Image
+
+            with Image.open(io.BytesIO(self.png)) as img:
+                return np.asarray(img.convert("RGB"))
+        return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
     def pil(self):
         """The screenshot as a PIL RGB image."""

@@ -97,6 +97,7 @@ class RewardContext:
         self.references = _LRU(cache_size)
         self._inflight: dict[tuple[int, str], asyncio.Future] = {}
         self._step: int | None = None
+        self._pool = None
         self.counters = {"renders": 0, "render_failures": 0, "cache_hits": 0, "render_ms": 0.0}
 
     def new_step(self, trainer_state: Any) -> None:
@@ -137,7 +138,9 @@ class RewardContext:
     async def _render(self, html: str, settings: RewardSettings) -> Page:
         from vcoder.rendering import get_default_pool
 
-        pool = get_default_pool(max_pages=settings.render_max_pages)
+        if self._pool is None or self._pool.closed:  # the process-wide pool: the first reward's settings size it
+            self._pool = get_default_pool(max_pages=settings.render_max_pages)
+        pool = self._pool
         rendered = await pool.async_pool.render(html, full_page=True, **settings.render_kwargs())
         self.counters["renders"] += 1
         self.counters["render_ms"] += rendered.elapsed_ms
