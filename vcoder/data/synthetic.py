@@ -3,7 +3,8 @@
 Every page is self-contained HTML (inline ``<style>``, no external URLs, fonts installed here) generated from a seed
 alone, so the same seed gives byte-identical HTML on every machine. Difficulty sets how much there is to learn:
 
-- 0: a tiny ~320x240 page (background colour, one heading, 1-3 coloured blocks on a grid) from a fixed, short
+- 0: a tiny ~320x240 page (background colour, one heading, 1-3 coloured blocks labelled with their colour's name,
+  on a grid) from a fixed, short
   template with a handful of varying values; a tiny model can learn it on a CPU in minutes.
 - 1: a few WebSight-like sections (header, hero, one card row or paragraph, footer).
 - 2: more sections (nav, hero, cards, table, form, footer) with palettes, fonts and spacing varied.
@@ -20,6 +21,9 @@ from vcoder.data.sections import SECTION_BUILDERS, Theme, make_theme, title
 
 # few distinct values keep difficulty-0 HTML to a small, regular token set
 _D0_COLORS = ["#e74c3c", "#3498db", "#2ecc71", "#f1c40f", "#9b59b6", "#e67e22", "#1abc9c", "#34495e"]
+# each block is labelled with its colour's name: the label is readable from the block's colour alone, and it
+# makes every block a Design2Code text block (so block/position/colour metrics see the grid, not just the heading)
+_D0_NAMES = dict(zip(_D0_COLORS, ["red", "blue", "green", "yellow", "purple", "orange", "teal", "navy"]))
 _D0_BACKGROUNDS = ["#ffffff", "#f5f5f5", "#fdf6e3", "#eef6fb", "#222222"]
 _D0_WORDS = ["Hello", "Welcome", "Blue Sky", "Green Park", "Red Box", "My Page", "Sale", "News", "About", "Contact"]
 
@@ -57,13 +61,13 @@ def _difficulty0(rng: random.Random) -> tuple[str, dict]:
         f"body {{ margin: 0; padding: 16px; background: {bg}; font-family: 'DejaVu Sans', sans-serif; }}",
         f"h1 {{ margin: 0 0 12px 0; font-size: 24px; color: {fg}; }}",
         f".grid {{ display: grid; grid-template-columns: repeat({cols}, 1fr); gap: 8px; }}",
-        f".box {{ height: {height}px; }}",
+        f".box {{ height: {height}px; color: #ffffff; font-size: 16px; }}",
         "</style>",
         "</head>",
         "<body>",
         f"<h1>{heading}</h1>",
         '<div class="grid">',
-        *[f'<div class="box" style="background: {c};"></div>' for c in blocks],
+        *[f'<div class="box" style="background: {c};">{_D0_NAMES[c]}</div>' for c in blocks],
         "</div>",
         "</body>",
         "</html>",

@@ -36,6 +36,23 @@ from vcoder.rewards.visual import (
     visual_reward,
 )
 
+_AGENT_REWARDS = {
+    "gui_agent_reward": "vcoder.rewards.gui",
+    "make_gui_agent_reward": "vcoder.rewards.gui",
+    "screenshot_judge_reward": "vcoder.rewards.judge",
+    "make_screenshot_judge_reward": "vcoder.rewards.judge",
+}
+
+
+def __getattr__(name: str):
+    # the agent rewards pull in the GUI agent and the HTTP client: import them only when asked for
+    if name in _AGENT_REWARDS:
+        import importlib
+
+        return getattr(importlib.import_module(_AGENT_REWARDS[name]), name)
+    raise AttributeError(f"module 'vcoder.rewards' has no attribute {name!r}")
+
+
 __all__ = [
     "REGISTRY",
     "RewardSettings",
@@ -47,17 +64,21 @@ __all__ = [
     "color_reward",
     "dom_reward",
     "format_reward",
+    "gui_agent_reward",
     "make_block_reward",
     "make_clip_reward",
     "make_color_reward",
     "make_dom_reward",
     "make_format_reward",
+    "make_gui_agent_reward",
     "make_position_reward",
+    "make_screenshot_judge_reward",
     "make_ssim_reward",
     "make_text_reward",
     "make_validity_reward",
     "make_visual_reward",
     "position_reward",
+    "screenshot_judge_reward",
     "ssim_reward",
     "text_reward",
     "validity_reward",
