@@ -1,1 +1,40 @@
-"""vcoder.agents."""
+"""GUI agents and VLM clients: test whether a rendered page works, and grade how it looks.
+
+``GuiEnv`` observes (screenshot + numbered interactive elements) and acts (click, type, select, press, scroll,
+wait, back, answer) on a hermetic page; a ``Policy`` (``ScriptedPolicy`` for structured test cases,
+``VLMPolicy`` for natural-language ones) runs a ``TestCase`` to a ``Verdict`` (YES / PARTIAL / NO);
+``run_cases`` runs a page's cases. ``ScreenshotJudge`` grades appearance through any OpenAI-compatible endpoint.
+Names are imported on first use, so ``import vcoder.agents`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "Action": "vcoder.agents.actions",
+    "ActionResult": "vcoder.agents.actions",
+    "Observation": "vcoder.agents.actions",
+    "GuiEnv": "vcoder.agents.env",
+    "CaseError": "vcoder.agents.policy",
+    "CaseResult": "vcoder.agents.policy",
+    "Policy": "vcoder.agents.policy",
+    "TestCase": "vcoder.agents.policy",
+    "Verdict": "vcoder.agents.policy",
+    "parse_cases": "vcoder.agents.policy",
+    "ScriptedPolicy": "vcoder.agents.scripted",
+    "InfrastructureError": "vcoder.agents.runner",
+    "arun_cases": "vcoder.agents.runner",
+    "run_cases": "vcoder.agents.runner",
+    "VLMPolicy": "vcoder.agents.vlm_policy",
+    "ScreenshotJudge": "vcoder.agents.judge",
+    "ChatClient": "vcoder.agents.client",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'vcoder.agents' has no attribute {name!r}")
