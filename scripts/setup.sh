@@ -22,8 +22,14 @@ fi
 
 echo "[setup] pip install -e .[train,dev]" >&2
 # torch/torchvision are pinned to the builds verified here (DESIGN.md); pip takes them from this disk.
-$PY -m pip install -q --disable-pip-version-check -e ".[train,dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
-$PY -c "import vcoder, playwright, trl, torch" || { echo "[setup] python packages failed to install" >&2; exit 1; }
+pip_log=$(mktemp)
+if ! $PY -m pip install -q --disable-pip-version-check -e ".[train,dev]" >"$pip_log" 2>&1; then
+  grep -v "^WARNING: Location" "$pip_log" >&2
+  echo "[setup] pip install failed (log above)" >&2
+  exit 1
+fi
+rm -f "$pip_log"
+$PY -c "import vcoder, playwright, trl, torch, open_clip" || { echo "[setup] python packages failed to import" >&2; exit 1; }
 
 echo "[setup] front-end assets (npm)" >&2
 $PY -m vcoder assets install
