@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
-from tests.eval import d2c_reference as ref_impl
 import numpy as np
 import pytest
-from tests.eval.conftest import PAGES, pair_names
 
+from tests.eval import d2c_reference as ref_impl
+from tests.eval.conftest import PAGES, pair_names
 from vcoder.metrics import block_scores
 
 METRICS = ("block_match", "text", "position", "color")
