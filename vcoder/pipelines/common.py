@@ -194,3 +194,30 @@ def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -
 
     check_reward_weights(script_args.reward_funcs, reward_weights)
     return build_rewards(script_args.reward_funcs, **script_args.reward_params())
+
+
+def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None) -> dict:
+    """Train (resuming if asked), save model and state to ``output_dir``, score the holdout on the main process.
+
+    Shared by the GRPO and SFT pipelines.
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
+    """
+    result = trainer.train(resume_from_checkpoint=resume)
+    trainer.save_model(training_args.output_dir)
+    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
+    summary = {
+        "output_dir": training_args.output_dir,
+        "global_step": trainer.state.global_step,
+        "train_runtime": result.metrics.get("train_runtime"),
+        "holdout": None,
+    }
+    if script_args.eval_holdout and holdout is not None and trainer.accelerator.is_main_process:
+        from vcoder.pipelines.heldout import evaluate_model, write_eval
+
+        metrics = evaluate_model(trainer.model, trainer.processing_class, holdout, script_args=script_args)
+        write_eval(metrics, training_args.output_dir)
+        summary["holdout"] = metrics["mean"]
+    trainer.accelerator.wait_for_everyone()
+    return summary

@@ -80,26 +80,11 @@ def main(script_args, training_args, model_args) -> dict:
     Returns:
         A summary ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
     """
-    from vcoder.pipelines.common import resolve_resume
+    from vcoder.pipelines.common import resolve_resume, train_and_save
 
     resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
     trainer, holdout = build_trainer(script_args, training_args, model_args)
-    result = trainer.train(resume_from_checkpoint=resume)
-    trainer.save_model(training_args.output_dir)
-    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
-    summary = {
-        "output_dir": training_args.output_dir,
-        "global_step": trainer.state.global_step,
-        "train_runtime": result.metrics.get("train_runtime"),
-        "holdout": None,
-    }
-    if script_args.eval_holdout and holdout is not None and trainer.accelerator.is_main_process:
-        from vcoder.pipelines.heldout import evaluate_model, write_eval
-
-        metrics = evaluate_model(trainer.model, trainer.processing_class, holdout, script_args=script_args)
-        write_eval(metrics, training_args.output_dir)
-        summary["holdout"] = metrics["mean"]
-    trainer.accelerator.wait_for_everyone()
+    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
     logger.info("GRPO finished at step %d; model in %s", trainer.state.global_step, training_args.output_dir)
     return summary
 
