@@ -104,6 +104,20 @@ def _quiet(trainer) -> None:
     trainer.remove_callback(PrinterCallback)
 
 
+def _train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progress: bool) -> None:
+    """Parse an embedded recipe with the pipeline's own parser, train, and save model + trainer_state.json."""
+    from vcoder.pipelines.progress import BarCallback
+
+    args = _parse(pipeline.make_parser(), recipe)
+    trainer, _ = pipeline.build_trainer(
+        *args, train_dataset=train_ds, callbacks=[BarCallback(label, disable=not progress)]
+    )
+    _quiet(trainer)
+    trainer.train()
+    trainer.save_model(recipe["output_dir"])
+    trainer.state.save_to_json(os.path.join(recipe["output_dir"], "trainer_state.json"))
+
+
 def _evaluate(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
@@ -145,7 +159,6 @@ def run_quickstart(
     from vcoder.pipelines.data import _to_dataset, synthetic_rows
     from vcoder.pipelines.heldout import write_eval
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.progress import BarCallback
     from vcoder.rendering import BrowserPool
 
     if threads is not None:
@@ -187,15 +200,7 @@ def run_quickstart(
         sft_recipe.update(synthetic_samples=n_train, dataset_seed=seed)
         if fast:
             sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
-        sft_args = _parse(sft.make_parser(), sft_recipe)
-        trainer, _ = sft.build_trainer(
-            *sft_args, train_dataset=train_ds, callbacks=[BarCallback("SFT", disable=not progress)]
-        )
-        _quiet(trainer)
-        trainer.train()
-        trainer.save_model(paths["sft"])
-        trainer.state.save_to_json(os.path.join(paths["sft"], "trainer_state.json"))
-        del trainer
+        _train_stage(sft, sft_recipe, train_ds, label="SFT", progress=progress)
         lap("sft")
         results["sft"] = _evaluate(paths["sft"], holdout, pool, label="sft", progress=progress)
         lap("eval_sft")
@@ -204,15 +209,7 @@ def run_quickstart(
         grpo_recipe.update(synthetic_samples=n_train, dataset_seed=seed)
         if fast:
             grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=8, num_generations=4)
-        grpo_args = _parse(training.make_parser(), grpo_recipe)
-        trainer, _ = training.build_trainer(
-            *grpo_args, train_dataset=train_ds, callbacks=[BarCallback("GRPO", disable=not progress)]
-        )
-        _quiet(trainer)
-        trainer.train()
-        trainer.save_model(paths["grpo"])
-        trainer.state.save_to_json(os.path.join(paths["grpo"], "trainer_state.json"))
-        del trainer
+        _train_stage(training, grpo_recipe, train_ds, label="GRPO", progress=progress)
         lap("grpo")
         results["grpo"] = _evaluate(paths["grpo"], holdout, pool, label="grpo", progress=progress)
         lap("eval_grpo")

@@ -8,6 +8,7 @@ failure) so TRL skips it; never raises on model output.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -150,3 +151,18 @@ async def score_rendered(
         results = list(await asyncio.gather(*(judge(i, pair) for i, pair in enumerate(pairs))))
     ctx.log(kwargs.get("log_metric"))
     return results
+
+
+def reward_factory(func: Callable, *, check: Callable[[RewardSettings], None] | None = None) -> Callable:
+    """``make_<name>(**params)`` for an async reward: validates flat `RewardSettings` parameters (and runs ``check``
+    on them) at build time, and returns a picklable partial that keeps ``func``'s name and TRL's async detection."""
+
+    def make(**params: Any):
+        settings = RewardSettings.from_params(**params)
+        if check is not None:
+            check(settings)
+        return functools.update_wrapper(functools.partial(func, settings=settings), func)
+
+    make.__name__ = f"make_{func.__name__}"
+    make.__doc__ = f"Build a configured `{func.__name__}` (flat `RewardSettings` parameters); validates at build time."
+    return make

@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,8 +217,3 @@ def to_rgb_array(image: Any):
     if arr.ndim != 3 or arr.shape[2] not in (3, 4):
         raise ValueError(f"reference image has shape {arr.shape}; expected HxWx3 (RGB) or HxWx4")
     return np.ascontiguousarray(arr[..., :3].astype(np.uint8))
-
-
-async def gather_limited(coros: list[Awaitable[Any]]) -> list[Any]:
-    """Await all, in order (the pool bounds real concurrency)."""
-    return list(await asyncio.gather(*coros))

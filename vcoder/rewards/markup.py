@@ -7,11 +7,10 @@ Each reward is ``async name_reward(completions, *, settings=..., **columns) -> l
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from typing import Any
 
-from vcoder.rewards.common import column, completion_text
+from vcoder.rewards.common import column, completion_text, reward_factory
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -78,16 +77,6 @@ async def dom_reward(
     return await asyncio.to_thread(lambda: [score(i, c) for i, c in enumerate(completions)])
 
 
-def _factory(func):
-    def make(**params: Any):
-        settings = RewardSettings.from_params(**params)
-        return functools.update_wrapper(functools.partial(func, settings=settings), func)
-
-    make.__name__ = f"make_{func.__name__}"
-    make.__doc__ = f"Build a configured `{func.__name__}` (flat `RewardSettings` parameters)."
-    return make
-
-
-make_format_reward = _factory(format_reward)
-make_validity_reward = _factory(validity_reward)
-make_dom_reward = _factory(dom_reward)
+make_format_reward = reward_factory(format_reward)
+make_validity_reward = reward_factory(validity_reward)
+make_dom_reward = reward_factory(dom_reward)

@@ -7,11 +7,10 @@ a layout) or, for SSIM/CLIP, its ``image`` column. Layout rewards need ``html``:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from vcoder.rewards import features
-from vcoder.rewards.common import score_rendered
+from vcoder.rewards.common import reward_factory, score_rendered
 from vcoder.rewards.settings import RewardSettings
 
 _DEFAULT = RewardSettings()
@@ -113,28 +112,21 @@ async def visual_reward(
     )
 
 
-def _factory(func, *, needs_clip: bool = False):
-    def make(**params: Any):
-        settings = RewardSettings.from_params(**params)
-        if needs_clip or (func is visual_reward and features.uses_clip(settings, "visual")):
-            _check_clip(settings)
-        return functools.update_wrapper(functools.partial(func, settings=settings), func)
-
-    make.__name__ = f"make_{func.__name__}"
-    make.__doc__ = f"Build a configured `{func.__name__}` (flat `RewardSettings` parameters); validates at build time."
-    return make
-
-
 def _check_clip(settings: RewardSettings) -> None:
     """Load the CLIP model now (it is cached for the reward's later calls) so missing weights fail at build time,
     not as silent zeros or None mid-training."""
     features.clip_embedder(settings.clip_model, settings.clip_pretrained, settings.clip_tiny, settings.clip_device)
 
 
-make_ssim_reward = _factory(ssim_reward)
-make_clip_reward = _factory(clip_reward, needs_clip=True)
-make_block_reward = _factory(block_reward)
-make_text_reward = _factory(text_reward)
-make_position_reward = _factory(position_reward)
-make_color_reward = _factory(color_reward)
-make_visual_reward = _factory(visual_reward)
+def _check_visual_clip(settings: RewardSettings) -> None:
+    if features.uses_clip(settings, "visual"):
+        _check_clip(settings)
+
+
+make_ssim_reward = reward_factory(ssim_reward)
+make_clip_reward = reward_factory(clip_reward, check=_check_clip)
+make_block_reward = reward_factory(block_reward)
+make_text_reward = reward_factory(text_reward)
+make_position_reward = reward_factory(position_reward)
+make_color_reward = reward_factory(color_reward)
+make_visual_reward = reward_factory(visual_reward, check=_check_visual_clip)
