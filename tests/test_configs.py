@@ -11,7 +11,8 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRPO_RECIPES = sorted(glob.glob(os.path.join(ROOT, "configs", "grpo", "*.yaml"))) + [
-    os.path.join(ROOT, "configs", "tiny_cpu_grpo.yaml")
+    os.path.join(ROOT, "configs", "tiny_cpu_grpo.yaml"),
+    os.path.join(ROOT, "configs", "tiny_gpu_grpo.yaml"),
 ]
 SFT_RECIPES = sorted(glob.glob(os.path.join(ROOT, "configs", "sft", "*.yaml"))) + [
     os.path.join(ROOT, "configs", "tiny_cpu_sft.yaml")
@@ -28,9 +29,9 @@ def _parse(module, path, tmp_path):
     model.mkdir(exist_ok=True)
     (model / "config.json").write_text("{}")
     argv = ["--config", path, "--output_dir", str(tmp_path / "out")]
-    if "tiny_cpu" in path:
+    if "tiny_" in path:
         argv += ["--model_name_or_path", str(model)]
-    else:
+    if "tiny_cpu" not in path:
         # GPU recipes (bf16) only build on a machine without a GPU when told to use the CPU; nothing else changes
         argv += ["--use_cpu", "true"]
     return parse_recipe(module.make_parser(), argv)
