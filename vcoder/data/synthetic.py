@@ -55,6 +55,7 @@ def _difficulty0(rng: random.Random) -> tuple[str, dict]:
     blocks = [rng.choice(_D0_COLORS) for _ in range(n_blocks)]
     height = rng.choice([40, 60, 80])
     lines = [
+        "<!DOCTYPE html>",  # as WebSight's pages have; without it a perfect copy scores 0.9 on the validity reward
         "<html>",
         "<head>",
         "<style>",
