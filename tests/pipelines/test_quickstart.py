@@ -22,7 +22,7 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     finally:
         torch.set_num_threads(threads)
     printed = capsys.readouterr().out
-    assert "GRPO mean reward: start" in printed and "Held-out Design2Code" in printed
+    assert "GRPO mean reward (of 5): start" in printed and "Held-out Design2Code" in printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 3 and summary["fast"] is True
     assert set(summary["holdout"]) == {"untrained", "sft", "grpo"}
@@ -30,7 +30,9 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
         assert set(metrics) >= {"block_match", "text", "position", "color", "overall"}
         assert all(0.0 <= v <= 1.0 for v in metrics.values())
     reward = summary["grpo_reward"]
-    assert reward["steps"] == 3 and 0.0 <= reward["start"] <= 5.0
+    # 4 optimizer steps, each generation used for two of them: two logged rewards, one per window
+    assert reward["steps"] == 2 and reward["window"] == 1 and 0.0 <= reward["start"] <= 5.0
+    assert reward["pages"] == 16
     for name in ("untrained", "sft", "grpo"):
         pages = json.loads((out / "eval" / f"{name}_eval.json").read_text())["pages"]
         assert len(pages) == summary["n_holdout"] == 8
@@ -40,3 +42,40 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     report = (out / "curves" / "report.html").read_text()
     assert report.count("data:image/png;base64,") >= 5
     assert str(out / "curves" / "report.html") in printed
+
+
+def _state(tmp_path, rewards):
+    path = tmp_path / "trainer_state.json"
+    # a reward-less row (the final summary TRL logs) must be skipped
+    rows = [{"reward": r, "step": i + 1} for i, r in enumerate(rewards)] + [{"train_runtime": 1.0}]
+    path.write_text(json.dumps({"log_history": rows}))
+    return str(path)
+
+
+def test_reward_window_compares_whole_windows(tmp_path):
+    from vcoder.pipelines.quickstart import reward_window
+
+    path = _state(tmp_path, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+    assert reward_window(path, window=2) == {"start": 1.5, "end": 7.5, "delta": 6.0, "window": 2, "steps": 8}
+    # default: a fifth of the logged steps, at least one
+    assert reward_window(path)["window"] == 1
+    # a window can never overlap the other one
+    assert reward_window(path, window=10)["window"] == 4
+
+
+def test_reward_window_refuses_a_run_without_rewards(tmp_path):
+    from vcoder.pipelines.quickstart import reward_window
+
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"log_history": [{"loss": 1.0}]}))
+    with pytest.raises(ValueError, match="logged no 'reward'"):
+        reward_window(str(path))
+
+
+def test_auto_threads_stays_within_the_cores():
+    import os
+
+    from vcoder.pipelines.quickstart import auto_threads
+
+    threads = auto_threads(sample_s=0.1)
+    assert 1 <= threads <= min(4, os.cpu_count() or 1)

@@ -21,6 +21,9 @@ def add_parser(subparsers, name: str) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the model, the pages and the trainers")
     parser.add_argument("--fast", action="store_true", help="a shortened smoke run (a minute or two; no learning)")
     parser.add_argument("--arch", default="qwen2_5_vl", choices=["qwen2_5_vl", "qwen3_vl"], help="tiny model arch")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch CPU threads (default: all cores, or 1 if they are busy)"
+    )
     parser.add_argument("--json", action="store_true", help="print the summary JSON instead of the table")
     parser.set_defaults(func=run)
 
@@ -28,6 +31,7 @@ def add_parser(subparsers, name: str) -> None:
 def run(args) -> int:
     import json
     import logging
+    import warnings
 
     from vcoder.pipelines.quickstart import format_summary, run_quickstart
 
@@ -37,6 +41,8 @@ def run(args) -> int:
             logging.getLogger(name).setLevel(logging.ERROR)
         # every reward render re-asks get_default_pool with options and it warns each time; noise here
         logging.getLogger("vcoder.rendering.sync").setLevel(logging.ERROR)
-    summary = run_quickstart(args.out, seed=args.seed, fast=args.fast, arch=args.arch)
+        # deprecation notices from inside transformers/TRL (not ours to act on) would break the progress bars
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"(transformers|trl)\.")
+    summary = run_quickstart(args.out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads)
     print(json.dumps(summary, indent=1) if args.json else format_summary(summary))
     return 0

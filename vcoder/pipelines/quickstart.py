@@ -6,6 +6,10 @@ GRPO trains on the rendering rewards (Design2Code Block/Text/Position/Colour of 
 the rendered reference, plus a validity term), and greedy generations on held-out pages are scored with the
 Design2Code block metrics for the untrained, the SFT and the GRPO model. The recipes are ordinary pipeline recipes
 (parsed by the same parsers as ``vcoder train``), only embedded here.
+
+GRPO runs on a fixed set of ``grpo_pages`` training pages, visited again and again: at this size and step count the
+mean reward of a step depends more on which pages it drew than on the policy (per-step spread +-0.4 of 5 over random
+pages), so the start and end of a run are compared on the same pages -- the first passes over them against the last.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 # shared by both stages; the holdout is generated from a disjoint seed range and de-duplicated against training
-DATA = {"n_train": 320, "n_holdout": 48, "width": 320, "height": 240, "difficulty": 0}
+DATA = {"n_train": 320, "n_holdout": 48, "width": 320, "height": 240, "difficulty": 0, "grpo_pages": 16}
+# reward start/end: the mean over the first and over the last this many passes over the GRPO pages
+REWARD_PASSES = 2
 
 SFT_RECIPE: dict[str, Any] = {
     "dtype": "float32",
@@ -32,7 +38,7 @@ SFT_RECIPE: dict[str, Any] = {
     "warmup_steps": 10,
     "per_device_train_batch_size": 16,
     "max_length": None,
-    "max_steps": 300,
+    "max_steps": 240,
     "logging_steps": 5,
     "save_strategy": "no",
     "report_to": "none",
@@ -52,14 +58,18 @@ GRPO_RECIPE: dict[str, Any] = {
     "use_cpu": True,
     "bf16": False,
     "activation_checkpointing": False,
-    "learning_rate": 1.0e-4,
-    "lr_scheduler_type": "constant",
+    "learning_rate": 2.0e-4,
+    "lr_scheduler_type": "constant_with_warmup",
+    "warmup_steps": 3,
+    # 8 pages x 4 completions a generation, each generation used for two optimizer steps (PPO-clipped); measured
+    # here, one step per generation at this learning rate let the entropy run away mid-run (0.37 -> 1.4)
     "per_device_train_batch_size": 32,
-    "num_generations": 8,
+    "num_generations": 4,
+    "num_iterations": 2,
     "max_completion_length": 48,
     "temperature": 1.0,
-    "beta": 0.04,
-    "max_steps": 80,
+    "beta": 0.0,
+    "max_steps": 40,
     "logging_steps": 1,
     "log_completions": True,
     "num_completions_to_print": 0,
@@ -70,20 +80,38 @@ GRPO_RECIPE: dict[str, Any] = {
 }
 
 # --fast: the same path end to end with everything shrunk (tests)
-FAST = {"n_train": 32, "n_holdout": 8, "sft_steps": 10, "grpo_steps": 3}
+FAST = {"n_train": 32, "n_holdout": 8, "sft_steps": 10, "grpo_steps": 4}
+
+
+def auto_threads(sample_s: float = 0.5) -> int:
+    """Torch threads for the quickstart: the cores that are idle right now (at most 4), at least one.
+
+    Measured on 2 cores: an SFT step of the small model took 1.24 s on 1 thread and 0.81 s on 2 when the machine was
+    otherwise idle, but 2.8 s on 1 thread and 36 s on 2 when other jobs shared the cores (OpenMP threads spin while
+    they wait). CPU use is sampled over ``sample_s`` (the load average lags by minutes, e.g. right after set-up).
+    """
+    import psutil
+
+    cores = os.cpu_count() or 1
+    idle = cores * (1.0 - psutil.cpu_percent(interval=sample_s) / 100.0)
+    return max(1, min(4, cores, int(idle + 0.25)))
 
 
 def _parse(parser, recipe: dict[str, Any]) -> tuple:
     return tuple(parser.parse_dict(recipe, allow_extra_keys=False))
 
 
-def reward_window(state_path: str, *, key: str = "reward", frac: float = 0.2) -> dict[str, float]:
-    """Mean of a logged value over the first and the last ``frac`` of a run's logged steps.
+def reward_window(
+    state_path: str, *, key: str = "reward", frac: float = 0.2, window: int | None = None
+) -> dict[str, float]:
+    """Mean of a logged value over the first and the last logged steps of a run.
 
     Args:
         state_path: a ``trainer_state.json``.
         key: the logged key.
-        frac: share of the logged steps in each window (at least one step).
+        frac: share of the logged steps in each window (at least one step), when ``window`` is not given.
+        window: logged steps in each window (e.g. the logs of whole passes over a fixed set of prompts, so both
+            windows score the same prompts); capped at half the logged steps.
 
     Returns:
         ``{"start", "end", "delta", "window", "steps"}``.
@@ -92,7 +120,8 @@ def reward_window(state_path: str, *, key: str = "reward", frac: float = 0.2) ->
         history = [row[key] for row in json.load(handle)["log_history"] if isinstance(row.get(key), (int, float))]
     if not history:
         raise ValueError(f"{state_path} logged no {key!r}; was the run empty?")
-    n = max(1, int(len(history) * frac))
+    n = window if window is not None else int(len(history) * frac)
+    n = max(1, min(n, len(history) // 2 or 1))
     start, end = sum(history[:n]) / n, sum(history[-n:]) / n
     return {"start": start, "end": end, "delta": end - start, "window": n, "steps": len(history)}
 
@@ -137,7 +166,7 @@ def run_quickstart(
     fast: bool = False,
     progress: bool = True,
     arch: str = "qwen2_5_vl",
-    threads: int | None = 1,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """Run the whole quickstart and write everything under ``out_dir``.
 
@@ -147,13 +176,13 @@ def run_quickstart(
         fast: a shortened run (tests): few pages and steps.
         progress: show progress bars.
         arch: tiny model architecture (``qwen2_5_vl`` or ``qwen3_vl``).
-        threads: torch CPU threads (None leaves torch's default). One is the default: measured here, a step of the
-            small model took 2.8 s on 1 thread and 36 s on 2 when the 2 cores were shared (OpenMP threads spin
-            while they wait), and tiny matrices gain little from a second thread even on a quiet machine.
+        threads: torch CPU threads; None picks with :func:`auto_threads`.
 
     Returns:
         The summary written to ``summary.json``.
     """
+    import torch
+
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines import sft, training
     from vcoder.pipelines.data import _to_dataset, synthetic_rows
@@ -161,10 +190,8 @@ def run_quickstart(
     from vcoder.pipelines.plots import plot_runs
     from vcoder.rendering import BrowserPool
 
-    if threads is not None:
-        import torch
-
-        torch.set_num_threads(threads)
+    threads = threads or auto_threads()
+    torch.set_num_threads(threads)
     os.makedirs(out_dir, exist_ok=True)
     timings: dict[str, float] = {}
     t_start = last = time.perf_counter()
@@ -209,7 +236,11 @@ def run_quickstart(
         grpo_recipe.update(synthetic_samples=n_train, dataset_seed=seed)
         if fast:
             grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=8, num_generations=4)
-        _train_stage(training, grpo_recipe, train_ds, label="GRPO", progress=progress)
+        # the fixed page set GRPO revisits: whole generations of pages, so every pass covers each page once
+        per_generation = grpo_recipe["per_device_train_batch_size"] // grpo_recipe["num_generations"]
+        n_grpo = max(per_generation, DATA["grpo_pages"] // per_generation * per_generation)
+        grpo_ds = train_ds.select(range(min(n_grpo, len(train_ds))))
+        _train_stage(training, grpo_recipe, grpo_ds, label="GRPO", progress=progress)
         lap("grpo")
         results["grpo"] = _evaluate(paths["grpo"], holdout, pool, label="grpo", progress=progress)
         lap("eval_grpo")
@@ -219,7 +250,10 @@ def run_quickstart(
     figures = plot_runs([paths["sft"], paths["grpo"]], paths["curves"], labels=["SFT", "GRPO"], smooth=5)
     lap("curves")
 
-    reward = reward_window(os.path.join(paths["grpo"], "trainer_state.json"))
+    # one reward is logged per generation; a pass over the GRPO pages takes len(grpo_ds) / per_generation of them
+    passes = REWARD_PASSES * max(1, len(grpo_ds) // per_generation)
+    reward = reward_window(os.path.join(paths["grpo"], "trainer_state.json"), window=passes)
+    reward["pages"] = len(grpo_ds)
     summary = {
         "seed": seed,
         "fast": fast,
@@ -246,8 +280,9 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"vcoder quickstart (seed {summary['seed']}): {summary['n_train']} training pages, "
         f"{summary['n_holdout']} held-out pages, {summary['wall_s']:.0f} s wall",
         "",
-        f"GRPO mean reward: start {reward['start']:.3f} -> end {reward['end']:.3f} "
-        f"(delta {reward['delta']:+.3f}; mean of the first/last {reward['window']} of {reward['steps']} steps)",
+        f"GRPO mean reward (of 5): start {reward['start']:.3f} -> end {reward['end']:.3f} "
+        f"(delta {reward['delta']:+.3f}; the same {reward.get('pages', '?')} training pages, mean of the "
+        f"first/last {reward['window']} of {reward['steps']} generations)",
         "",
         "Held-out Design2Code (greedy decoding)",
         f"{'model':<11}" + "".join(f"{m:>13}" for m in ("block_match", "text", "position", "color", "overall")),
