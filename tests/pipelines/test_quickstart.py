@@ -73,8 +73,6 @@ def test_reward_window_refuses_a_run_without_rewards(tmp_path):
 
 
 def test_auto_threads_stays_within_the_cores():
-    import os
-
     from vcoder.pipelines.quickstart import auto_threads
 
     threads = auto_threads(sample_s=0.1)

@@ -22,7 +22,10 @@ def add_parser(subparsers, name: str) -> None:
     parser.add_argument("--fast", action="store_true", help="a shortened smoke run (a minute or two; no learning)")
     parser.add_argument("--arch", default="qwen2_5_vl", choices=["qwen2_5_vl", "qwen3_vl"], help="tiny model arch")
     parser.add_argument(
-        "--threads", type=int, default=None, help="torch CPU threads (default: all cores, or 1 if they are busy)"
+        "--threads",
+        type=int,
+        default=None,
+        help="torch CPU threads (default: the cores idle at the start, at most 4, at least 1)",
     )
     parser.add_argument("--json", action="store_true", help="print the summary JSON instead of the table")
     parser.set_defaults(func=run)

@@ -135,16 +135,19 @@ def _quiet(trainer) -> None:
 
 def _train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progress: bool) -> None:
     """Parse an embedded recipe with the pipeline's own parser, train, and save model + trainer_state.json."""
+    from vcoder.pipelines.common import train_and_save
     from vcoder.pipelines.progress import BarCallback
 
-    args = _parse(pipeline.make_parser(), recipe)
+    script_args, training_args, model_args = _parse(pipeline.make_parser(), recipe)
     trainer, _ = pipeline.build_trainer(
-        *args, train_dataset=train_ds, callbacks=[BarCallback(label, disable=not progress)]
+        script_args,
+        training_args,
+        model_args,
+        train_dataset=train_ds,
+        callbacks=[BarCallback(label, disable=not progress)],
     )
     _quiet(trainer)
-    trainer.train()
-    trainer.save_model(recipe["output_dir"])
-    trainer.state.save_to_json(os.path.join(recipe["output_dir"], "trainer_state.json"))
+    train_and_save(trainer, None, script_args, training_args, resume=None)
 
 
 def _evaluate(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
@@ -183,6 +186,7 @@ def run_quickstart(
     """
     import torch
 
+    from vcoder.data.synthetic import page_digest
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines import sft, training
     from vcoder.pipelines.data import _to_dataset, synthetic_rows
@@ -207,8 +211,6 @@ def run_quickstart(
 
     init_dir = str(build_tiny_vlm(paths["model-init"], arch=arch, size="small", seed=seed))
     lap("build_model")
-
-    from vcoder.data.synthetic import page_digest
 
     results: dict[str, Any] = {}
     # one browser for the screenshots and the evaluations (the rewards render in the process-wide default pool)
@@ -235,7 +237,7 @@ def run_quickstart(
         grpo_recipe = dict(GRPO_RECIPE, model_name_or_path=paths["sft"], output_dir=paths["grpo"], seed=seed)
         grpo_recipe.update(synthetic_samples=n_train, dataset_seed=seed)
         if fast:
-            grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=8, num_generations=4)
+            grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=8)
         # the fixed page set GRPO revisits: whole generations of pages, so every pass covers each page once
         per_generation = grpo_recipe["per_device_train_batch_size"] // grpo_recipe["num_generations"]
         n_grpo = max(per_generation, DATA["grpo_pages"] // per_generation * per_generation)
@@ -251,8 +253,8 @@ def run_quickstart(
     lap("curves")
 
     # one reward is logged per generation; a pass over the GRPO pages takes len(grpo_ds) / per_generation of them
-    passes = REWARD_PASSES * max(1, len(grpo_ds) // per_generation)
-    reward = reward_window(os.path.join(paths["grpo"], "trainer_state.json"), window=passes)
+    window = REWARD_PASSES * max(1, len(grpo_ds) // per_generation)
+    reward = reward_window(os.path.join(paths["grpo"], "trainer_state.json"), window=window)
     reward["pages"] = len(grpo_ds)
     summary = {
         "seed": seed,
