@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
+from vcoder.layout import Layout, TextBlock
 from vcoder.metrics import block_scores, dom_similarity, ssim, validity_score
-from vcoder.rendering.types import Layout, TextBlock
 
 
 def _pages(n: int, seed: int = 0) -> tuple[Layout, Layout]:

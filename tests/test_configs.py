@@ -48,11 +48,11 @@ def test_recipe_lists_cover_the_model_families():
 def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
     from trl import GRPOConfig, ModelConfig
 
-    from vcoder.pipelines import training
+    from vcoder.pipelines import grpo
     from vcoder.pipelines.config import VCoderScriptArguments, check_model_path, check_reward_weights
     from vcoder.rewards import build_rewards
 
-    script_args, training_args, model_args = _parse(training, path, tmp_path)
+    script_args, training_args, model_args = _parse(grpo, path, tmp_path)
     assert isinstance(script_args, VCoderScriptArguments)
     assert isinstance(training_args, GRPOConfig) and isinstance(model_args, ModelConfig)
     check_model_path(model_args.model_name_or_path)

@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
+from vcoder.layout import Layout, TextBlock
 from vcoder.metrics._blocks import text_color
 from vcoder.metrics._textsim import SequenceMatcher, TextSimilarity
 from vcoder.metrics.design2code import _context_bonus, _diff_of_means, block_scores, match_blocks
-from vcoder.rendering.types import Layout, TextBlock
 
 W = H = 1000
 

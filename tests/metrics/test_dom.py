@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from vcoder.layout import DomNode
 from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
-from vcoder.rendering.types import DomNode
 
 PAGE = (
     "<html><head><title>t</title></head><body>"

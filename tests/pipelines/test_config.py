@@ -61,12 +61,12 @@ def _recipe(tmp_path, text: str) -> str:
 
 
 def test_unknown_recipe_key_names_key_file_and_suggestion(tmp_path):
-    from vcoder.pipelines import training
+    from vcoder.pipelines import grpo
     from vcoder.pipelines.common import RecipeError, parse_recipe
 
     path = _recipe(tmp_path, "reward_func: [block]\nlearning_rate: 1.0e-5\n")
     with pytest.raises(RecipeError) as info:
-        parse_recipe(training.make_parser(), ["--config", path])
+        parse_recipe(grpo.make_parser(), ["--config", path])
     message = str(info.value)
     assert path in message and "'reward_func'" in message and "did you mean 'reward_funcs'" in message
 
@@ -82,15 +82,15 @@ def test_unknown_command_line_flag_is_named(tmp_path):
 
 
 def test_missing_recipe_file(tmp_path):
-    from vcoder.pipelines import training
+    from vcoder.pipelines import grpo
     from vcoder.pipelines.common import RecipeError, parse_recipe
 
     with pytest.raises(RecipeError, match="does not exist"):
-        parse_recipe(training.make_parser(), ["--config", str(tmp_path / "nope.yaml")])
+        parse_recipe(grpo.make_parser(), ["--config", str(tmp_path / "nope.yaml")])
 
 
 def test_command_line_overrides_the_recipe(tmp_path):
-    from vcoder.pipelines import training
+    from vcoder.pipelines import grpo
     from vcoder.pipelines.common import parse_recipe
 
     path = _recipe(
@@ -98,9 +98,7 @@ def test_command_line_overrides_the_recipe(tmp_path):
         f"output_dir: {tmp_path}\nmax_steps: 50\nreward_funcs: [validity, block]\nreward_weights: [1.0, 2.0]\n"
         "use_cpu: true\nholdout: 0.1\n",
     )
-    script_args, training_args, model_args = parse_recipe(
-        training.make_parser(), ["--config", path, "--max_steps", "7"]
-    )
+    script_args, training_args, model_args = parse_recipe(grpo.make_parser(), ["--config", path, "--max_steps", "7"])
     assert training_args.max_steps == 7
     assert script_args.reward_funcs == ["validity", "block"] and training_args.reward_weights == [1.0, 2.0]
     assert script_args.holdout == 0.1
@@ -136,7 +134,7 @@ def test_resolve_resume(tmp_path):
 def test_dataset_without_needed_columns_is_refused():
     from datasets import Dataset
 
-    from vcoder.pipelines.data import check_columns, sft_target
+    from vcoder.pipelines.training_data import check_columns, sft_target
 
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['prompt', 'html'\]; it has \['image', 'text'\]"):
         check_columns(Dataset.from_dict({"image": [None], "text": ["<p>x</p>"]}))

@@ -1,14 +1,14 @@
 """`vcoder train grpo|sft --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
 
-The same recipes and overrides as `accelerate launch vcoder/pipelines/training.py` (or sft.py); for several
-processes use accelerate launch (or `python -m accelerate.commands.launch -m vcoder.pipelines.training ...`).
+The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `-m vcoder.pipelines.sft`); for
+several processes use accelerate launch.
 """
 
 from __future__ import annotations
 
 import argparse
 
-PIPELINES = {"grpo": "vcoder.pipelines.training", "sft": "vcoder.pipelines.sft"}
+PIPELINES = {"grpo": "vcoder.pipelines.grpo", "sft": "vcoder.pipelines.sft"}
 
 
 def add_parser(subparsers, name: str) -> None:

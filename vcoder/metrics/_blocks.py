@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vcoder.rendering.types import Layout
+from vcoder.layout import Layout
 
 __all__ = ["MergedBlock", "prepare_blocks", "text_color"]
 

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vcoder.layout import Layout
 from vcoder.metrics._blocks import MergedBlock, merge_pair, prepare_blocks
 from vcoder.metrics._textsim import TextSimilarity
-from vcoder.rendering.types import Layout
 
 __all__ = ["BlockScores", "BlockPair", "BlockMatching", "MergedBlock", "block_scores", "match_blocks"]
 
@@ -107,9 +107,7 @@ class BlockMatching:
 
 def _validate(layout, image, name: str) -> None:
     if not isinstance(layout, Layout):
-        raise TypeError(
-            f"{name} must be a vcoder.rendering.types.Layout (Rendered.layout), got {type(layout).__name__}"
-        )
+        raise TypeError(f"{name} must be a vcoder.layout.Layout (Rendered.layout), got {type(layout).__name__}")
     if layout.width <= 0 or layout.height <= 0:
         raise ValueError(f"{name} has size {layout.width}x{layout.height}; a rendered layout has a positive size")
     if image is not None:
@@ -322,7 +320,7 @@ def block_scores(
         ``BlockScores``; all four scores are 0 when either page has no text block or nothing matches.
 
     Example:
-        >>> from vcoder.rendering.types import Layout, TextBlock
+        >>> from vcoder.layout import Layout, TextBlock
         >>> page = Layout(100, 100, (TextBlock("Hi", (10, 10, 20, 10), (0, 0, 0), (255, 255, 255), 16, 400, "p"),))
         >>> block_scores(page, page).text
         1.0

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+from vcoder.layout import DomNode
 from vcoder.metrics.validity import IMPLIED_CLOSE, VOID
-from vcoder.rendering.types import DomNode
 
 __all__ = ["dom_similarity", "dom_tokens", "lcs_length"]
 

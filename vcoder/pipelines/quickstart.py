@@ -188,10 +188,10 @@ def run_quickstart(
 
     from vcoder.data.synthetic import page_digest
     from vcoder.models.tiny import build_tiny_vlm
-    from vcoder.pipelines import sft, training
-    from vcoder.pipelines.data import _to_dataset, synthetic_rows
+    from vcoder.pipelines import grpo, sft
     from vcoder.pipelines.heldout import write_eval
     from vcoder.pipelines.plots import plot_runs
+    from vcoder.pipelines.training_data import _to_dataset, synthetic_rows
     from vcoder.rendering import BrowserPool
 
     threads = threads or auto_threads()
@@ -242,7 +242,7 @@ def run_quickstart(
         per_generation = grpo_recipe["per_device_train_batch_size"] // grpo_recipe["num_generations"]
         n_grpo = max(per_generation, DATA["grpo_pages"] // per_generation * per_generation)
         grpo_ds = train_ds.select(range(min(n_grpo, len(train_ds))))
-        _train_stage(training, grpo_recipe, grpo_ds, label="GRPO", progress=progress)
+        _train_stage(grpo, grpo_recipe, grpo_ds, label="GRPO", progress=progress)
         lap("grpo")
         results["grpo"] = _evaluate(paths["grpo"], holdout, pool, label="grpo", progress=progress)
         lap("eval_grpo")

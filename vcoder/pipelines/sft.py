@@ -1,6 +1,6 @@
 """SFT warm start on TRL: screenshot -> HTML pairs, the assistant turn being the reference page.
 
-    accelerate launch vcoder/pipelines/sft.py --config configs/sft/qwen2_5_vl_3b.yaml
+    accelerate launch -m vcoder.pipelines.sft --config configs/sft/qwen2_5_vl_3b.yaml
     vcoder train sft --config configs/tiny_cpu_sft.yaml --max_steps 50
 
 Same recipe layout as the GRPO pipeline (``VCoderScriptArguments`` + TRL's ``SFTConfig`` + ``ModelConfig``). The
@@ -11,7 +11,6 @@ run agrees with what SFT taught.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
@@ -44,7 +43,7 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
 
     from vcoder.pipelines.common import load_model_and_processor
     from vcoder.pipelines.config import check_model_path
-    from vcoder.pipelines.data import build_datasets, with_sft_targets
+    from vcoder.pipelines.training_data import build_datasets, with_sft_targets
 
     check_model_path(model_args.model_name_or_path)
     holdout = None
@@ -94,8 +93,5 @@ def cli(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # run as a file, this folder would come first on sys.path and its data.py/config.py shadow top-level modules
-    _here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     sys.exit(cli())

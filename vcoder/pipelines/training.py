@@ -1,107 +1,17 @@
-"""GRPO on TRL with vcoder's rendering rewards: screenshot -> HTML.
+"""The GRPO pipeline's former path, kept so existing ``accelerate launch vcoder/pipelines/training.py`` scripts work.
 
-Run it on one process, or many with accelerate (each process owns its browser pool, so rewards scale with it):
-
-    accelerate launch vcoder/pipelines/training.py --config configs/grpo/qwen2_5_vl_3b.yaml
-    accelerate launch --num_processes 2 --cpu vcoder/pipelines/training.py --config configs/tiny_cpu_grpo.yaml
-    vcoder train grpo --config configs/tiny_cpu_grpo.yaml --max_steps 20
-
-The recipe is TRL's own ``GRPOConfig`` and ``ModelConfig`` (LoRA/quantisation through PEFT) plus
-``VCoderScriptArguments`` in one flat YAML; command-line flags override it. ``--resume_from_checkpoint last``
-continues the latest ``checkpoint-N`` of ``output_dir`` at the same step.
+New scripts launch the module: ``accelerate launch -m vcoder.pipelines.grpo --config ...``.
 """
 
-from __future__ import annotations
-
-import logging
-import os
-import sys
-from collections.abc import Sequence
-
-logger = logging.getLogger(__name__)
-
-
-def make_parser():
-    """The ``TrlParser`` over (VCoderScriptArguments, GRPOConfig, ModelConfig)."""
-    from trl import GRPOConfig, ModelConfig, TrlParser
-
-    from vcoder.pipelines.config import VCoderScriptArguments
-
-    return TrlParser((VCoderScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train grpo")
-
-
-def build_trainer(script_args, training_args, model_args, *, train_dataset=None, callbacks=None):
-    """Everything ``main`` does before training: checks, rewards, data, model, trainer.
-
-    Args:
-        script_args: ``VCoderScriptArguments``.
-        training_args: ``GRPOConfig``.
-        model_args: ``ModelConfig``.
-        train_dataset: rows to train on (default: built from ``script_args``).
-        callbacks: extra ``TrainerCallback`` objects.
-
-    Returns:
-        ``(trainer, holdout)``: the ``GRPOTrainer`` and the holdout rows (None without a holdout).
-    """
-    from trl import GRPOTrainer, get_peft_config
-
-    from vcoder.pipelines.common import build_reward_funcs, load_model_and_processor
-    from vcoder.pipelines.config import check_model_path
-    from vcoder.pipelines.data import build_datasets, check_columns
-
-    # cheap checks first: a typo must not cost a model load or a dataset download
-    check_model_path(model_args.model_name_or_path)
-    reward_funcs = build_reward_funcs(script_args, training_args.reward_weights)
-    holdout = None
-    if train_dataset is None:
-        train_dataset, holdout = build_datasets(script_args, progress=training_args.process_index == 0)
-    check_columns(train_dataset, where="GRPO training dataset")
-    model, processor = load_model_and_processor(model_args, training_args)
-    trainer = GRPOTrainer(
-        model=model,
-        reward_funcs=reward_funcs,
-        args=training_args,
-        train_dataset=train_dataset,
-        processing_class=processor,
-        peft_config=get_peft_config(model_args),
-        callbacks=callbacks,
-    )
-    return trainer, holdout
-
-
-def main(script_args, training_args, model_args) -> dict:
-    """Train with GRPO, save the model to ``output_dir``, optionally score the holdout.
-
-    Args:
-        script_args: ``VCoderScriptArguments``.
-        training_args: ``GRPOConfig``.
-        model_args: ``ModelConfig``.
-
-    Returns:
-        A summary ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
-    """
-    from vcoder.pipelines.common import resolve_resume, train_and_save
-
-    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
-    trainer, holdout = build_trainer(script_args, training_args, model_args)
-    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
-    logger.info("GRPO finished at step %d; model in %s", trainer.state.global_step, training_args.output_dir)
-    return summary
-
-
-def cli(argv: Sequence[str] | None = None) -> int:
-    """Parse a recipe plus overrides and run :func:`main` (the ``__main__`` entry and ``vcoder train grpo``)."""
-    from vcoder.pipelines.common import parse_recipe
-
-    script_args, training_args, model_args = parse_recipe(make_parser(), argv)
-    main(script_args, training_args, model_args)
-    return 0
-
-
 if __name__ == "__main__":
-    # run as a file (accelerate launch .../training.py) Python puts this folder first on sys.path, where data.py or
-    # config.py would shadow top-level modules of the same name
-    _here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+    import logging
+    import os
+    import sys
+
+    # run as a file, Python puts this folder first on sys.path, where config.py would shadow a top-level "config"
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    from vcoder.pipelines.grpo import cli
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     sys.exit(cli())

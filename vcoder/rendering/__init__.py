@@ -4,9 +4,10 @@
 process-wide shared instance that rewards use. Playwright is imported only when a pool starts.
 """
 
+from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 from vcoder.rendering.pool import AsyncBrowserPool
 from vcoder.rendering.sync import BrowserPool, get_default_pool
-from vcoder.rendering.types import DomNode, ElementBox, Layout, Rendered, TextBlock
+from vcoder.rendering.types import Rendered
 
 __all__ = [
     "AsyncBrowserPool",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vcoder.rendering.types import DomNode, ElementBox, Layout, Rendered, TextBlock
+from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
+from vcoder.rendering.types import Rendered
 
 _HERE = Path(__file__).parent
 INIT_JS = (_HERE / "init.js").read_text()

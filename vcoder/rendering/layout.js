@@ -1,6 +1,6 @@
 // Layout extraction, run by one page.evaluate in the same render as the screenshot.
 // Returns a JSON string (flat lists only: deep nesting would overflow JSON parsers downstream).
-// Semantics are documented on vcoder.rendering.types (TextBlock, ElementBox, DomNode, Layout).
+// Semantics are documented on vcoder.layout (TextBlock, ElementBox, DomNode, Layout).
 (limits) => {
   const BLOCK_TAGS = new Set([
     "P", "H1", "H2", "H3", "H4", "H5", "H6", "DIV", "SPAN", "A", "B", "LI", "TABLE", "TD", "TH", "BUTTON",
