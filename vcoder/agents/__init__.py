@@ -1,4 +1,4 @@
-"""GUI agents and VLM clients: test whether a rendered page works, and grade how it looks.
+"""GUI agents and the screenshot judge: test whether a rendered page works, and grade how it looks.
 
 ``GuiEnv`` observes (screenshot + numbered interactive elements) and acts (click, type, select, press, scroll,
 wait, back, answer) on a hermetic page; a ``Policy`` (``ScriptedPolicy`` for structured test cases,
@@ -28,7 +28,6 @@ _EXPORTS = {
     "run_cases": "vcoder.agents.runner",
     "VLMPolicy": "vcoder.agents.vlm_policy",
     "ScreenshotJudge": "vcoder.agents.judge",
-    "ChatClient": "vcoder.agents.client",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -22,8 +22,8 @@ import os
 from collections import OrderedDict
 from typing import Any
 
-from vcoder.agents.client import ChatClient, ChatError, image_data_url
 from vcoder.agents.vlm_parse import parse_score
+from vcoder.chat.client import ChatClient, ChatError, image_data_url
 
 logger = logging.getLogger(__name__)
 

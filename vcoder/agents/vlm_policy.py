@@ -20,10 +20,10 @@ import asyncio
 import logging
 from typing import Any
 
-from vcoder.agents.client import ChatClient, ChatError, image_data_url
 from vcoder.agents.env import Action, GuiEnv, Observation, PageHung, draw_marks
 from vcoder.agents.policy import CaseResult, Policy, TestCase, Verdict
 from vcoder.agents.vlm_parse import ParsedAction, parse_action
+from vcoder.chat.client import ChatClient, ChatError, image_data_url
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vcoder.agents.client import ChatClient, ChatError, image_data_url
+from vcoder.chat.client import ChatClient, ChatError, image_data_url
 
 logger = logging.getLogger(__name__)
 

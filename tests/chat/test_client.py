@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.servers import SAMPLING, ScriptedServer, dead_port
-from vcoder.agents.client import (
+from vcoder.chat.client import (
     BadResponse,
     ChatClient,
     RequestFailed,

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from vcoder.agents.messages import image_data_url, normalize_base_url, user_message
+from vcoder.chat.messages import image_data_url, normalize_base_url, user_message
 
 logger = logging.getLogger(__name__)
 
