@@ -27,7 +27,7 @@ def _png(i: int, size=(1280, 720)) -> bytes:
 
 
 async def main(args) -> dict:
-    client = ChatClient(args.base_url, args.model, timeout_s=600, max_concurrency=args.concurrency)
+    client = ChatClient(args.base_url, args.model, timeout_ms=600_000, max_concurrency=args.concurrency)
     await client.check(probe_chat=True)
     out = {"base_url": client.base_url, "model": args.model, "repeats": args.repeats, "max_tokens": args.max_tokens}
     cases = {

@@ -138,7 +138,7 @@ def test_infinite_loop_in_a_click_handler_is_contained_and_the_pool_recovers():
         "steps": [{"action": "click", "target": "#buy"}],
         "expect": [{"target": "#out", "text": "bought"}],
     }
-    results, score = run_cases(PAGE, [spin, buy], policy=ScriptedPolicy(), action_timeout_ms=1000, deadline_s=10)
+    results, score = run_cases(PAGE, [spin, buy], policy=ScriptedPolicy(), action_timeout_ms=1000, deadline_ms=10_000)
     assert results[0].verdict is Verdict.NO and "page hung" in results[0].error
     assert results[1].verdict is Verdict.YES and score == 0.5
     # the hung tab was replaced: the next page on the same pool works

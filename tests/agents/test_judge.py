@@ -92,7 +92,7 @@ def test_server_errors_timeouts_and_dead_ports_give_none():
         assert asyncio.run(judge.grade(_png())) is None
         assert asyncio.run(judge.grade(_png())) == 1.0  # the server recovered
     with ScriptedServer("Score: 5", delay_s=1.0) as server:
-        judge = ScreenshotJudge(server.base_url, "scripted", timeout_s=0.2, max_retries=1)
+        judge = ScreenshotJudge(server.base_url, "scripted", timeout_ms=200, max_retries=1)
         assert asyncio.run(judge.grade(_png())) is None
         assert server.chat_hits == 2
     judge = ScreenshotJudge(f"http://127.0.0.1:{dead_port()}", "m", max_retries=0)
@@ -126,7 +126,7 @@ def test_judge_against_transformers_serve(tiny_vlm_server):
     judge = ScreenshotJudge(
         tiny_vlm_server.base_url,
         tiny_vlm_server.model,
-        timeout_s=120,
+        timeout_ms=120_000,
         max_tokens=24,
         extra_body={"generation_config": SAMPLING},
     )

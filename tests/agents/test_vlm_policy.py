@@ -116,7 +116,7 @@ def test_hung_page_and_dead_or_slow_server_are_no():
     (result,), _ = _run(dead, [CASE])
     assert result.verdict is Verdict.NO and result.error.startswith("vlm: cannot reach")
     with ScriptedServer('{"action": "wait"}', delay_s=3.0) as server:
-        (slow,), _ = _run(VLMPolicy(server.base_url, "scripted", timeout_s=30), [CASE], deadline_s=1.0)
+        (slow,), _ = _run(VLMPolicy(server.base_url, "scripted", timeout_ms=30_000), [CASE], deadline_ms=1000)
     assert slow.verdict is Verdict.NO and "deadline" in slow.error
 
 
@@ -126,12 +126,12 @@ def test_vlm_policy_against_transformers_serve(tiny_vlm_server):
     policy = VLMPolicy(
         tiny_vlm_server.base_url,
         tiny_vlm_server.model,
-        timeout_s=120,
+        timeout_ms=120_000,
         max_tokens=24,
         extra_body={"generation_config": SAMPLING},
     )
     cases = [CASE, {"task": "Open the menu", "expected_result": "A menu is shown"}]
-    results, score = _run(policy, cases, step_limit=3, deadline_s=120)
+    results, score = _run(policy, cases, step_limit=3, deadline_ms=120_000)
     assert len(results) == 2 and 0.0 <= score <= 1.0
     for result in results:
         assert result.verdict in (Verdict.YES, Verdict.PARTIAL, Verdict.NO)

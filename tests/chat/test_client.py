@@ -95,14 +95,14 @@ def test_chat_sends_openai_request_and_reads_reply():
 
 def test_retries_on_5xx_and_429_then_succeeds():
     with ScriptedServer("ok", statuses=(503, 429)) as server:
-        client = ChatClient(server.base_url, "scripted", backoff_s=0.01, max_retries=3)
+        client = ChatClient(server.base_url, "scripted", backoff_ms=10, max_retries=3)
         reply = asyncio.run(client.chat([user_message("x")]))
     assert reply.text == "ok" and reply.attempts == 3 and server.chat_hits == 3
 
 
 def test_gives_up_after_max_retries_on_5xx():
     with ScriptedServer("ok", statuses=(500,) * 5) as server:
-        client = ChatClient(server.base_url, "scripted", backoff_s=0.01, max_retries=2)
+        client = ChatClient(server.base_url, "scripted", backoff_ms=10, max_retries=2)
         with pytest.raises(RequestFailed, match="after 3 attempts") as info:
             asyncio.run(client.chat([user_message("x")]))
     assert info.value.status == 500 and server.chat_hits == 3
@@ -110,7 +110,7 @@ def test_gives_up_after_max_retries_on_5xx():
 
 def test_does_not_retry_other_4xx():
     with ScriptedServer("ok", statuses=(422,)) as server:
-        client = ChatClient(server.base_url, "scripted", backoff_s=0.01)
+        client = ChatClient(server.base_url, "scripted", backoff_ms=10)
         with pytest.raises(RequestFailed, match="422"):
             asyncio.run(client.chat([user_message("x")]))
     assert server.chat_hits == 1
@@ -118,7 +118,7 @@ def test_does_not_retry_other_4xx():
 
 def test_wrong_model_lists_served_models():
     with ScriptedServer("ok", models=("served-a", "served-b")) as server:
-        client = ChatClient(server.base_url, "typo-model", backoff_s=0.01)
+        client = ChatClient(server.base_url, "typo-model", backoff_ms=10)
         with pytest.raises(UnknownModel, match=r"typo-model.*served-a"):
             asyncio.run(client.chat([user_message("x")]))
         with pytest.raises(UnknownModel, match="served-b"):
@@ -135,7 +135,7 @@ def test_bad_response_shape():
 
 def test_unreachable_port_fails_fast_with_a_clear_message():
     port = dead_port()
-    client = ChatClient(f"http://127.0.0.1:{port}", "m", backoff_s=0.01, max_retries=2)
+    client = ChatClient(f"http://127.0.0.1:{port}", "m", backoff_ms=10, max_retries=2)
     start = time.monotonic()
     with pytest.raises(ServerUnreachable) as info:
         asyncio.run(client.chat([user_message("x")]))
@@ -148,8 +148,8 @@ def test_unreachable_port_fails_fast_with_a_clear_message():
 
 def test_slow_server_times_out_then_retries_then_fails():
     with ScriptedServer("late", delay_s=1.5) as server:
-        client = ChatClient(server.base_url, "scripted", timeout_s=0.3, max_retries=2, backoff_s=0.01)
-        with pytest.raises(RequestFailed, match=r"timed out after 0.3s on each of 3 attempts"):
+        client = ChatClient(server.base_url, "scripted", timeout_ms=300, max_retries=2, backoff_ms=10)
+        with pytest.raises(RequestFailed, match=r"timed out after 300 ms on each of 3 attempts"):
             asyncio.run(client.chat([user_message("x")]))
     assert server.chat_hits == 3
 
@@ -174,7 +174,7 @@ def test_client_pickles_and_works_in_a_second_event_loop():
 
 @pytest.mark.slow
 def test_transformers_serve_accepts_images(tiny_vlm_server):
-    client = ChatClient(tiny_vlm_server.base_url, tiny_vlm_server.model, timeout_s=120)
+    client = ChatClient(tiny_vlm_server.base_url, tiny_vlm_server.model, timeout_ms=120_000)
 
     async def both():
         assert await client.check(probe_chat=True) == []  # transformers serve lists no models for a pinned path
@@ -192,6 +192,6 @@ def test_transformers_serve_accepts_images(tiny_vlm_server):
 
 @pytest.mark.slow
 def test_transformers_serve_wrong_model_is_a_clear_error(tiny_vlm_server):
-    client = ChatClient(tiny_vlm_server.base_url, "no-such-model", timeout_s=60)
+    client = ChatClient(tiny_vlm_server.base_url, "no-such-model", timeout_ms=60_000)
     with pytest.raises(UnknownModel, match="no-such-model"):
         asyncio.run(client.check(probe_chat=True))

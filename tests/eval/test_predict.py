@@ -146,7 +146,7 @@ def test_slow_server_times_out_retries_and_fails(testset, tmp_path, capsys):
         code, summary, _ = _predict(
             capsys,
             *("--testset", str(testset), "--base-url", server.base_url, "--model", "scripted", "--out", str(out)),
-            *("--timeout", "0.2", "--retries", "1", "--ids", "1,2"),
+            *("--timeout-ms", "200", "--retries", "1", "--ids", "1,2"),
         )
         assert code == 3 and summary["failed"] == 2 and server.chat_hits == 4  # 2 samples x (1 try + 1 retry)
     assert not list(out.glob("*.html"))
@@ -185,7 +185,7 @@ def test_predict_against_transformers_serve(tiny_vlm_server, tmp_path, capsys):
     testset = _make_testset(tmp_path / "testset", n=3)
     out = tmp_path / "preds"
     common = ["--testset", str(testset), "--base-url", tiny_vlm_server.base_url, "--model", tiny_vlm_server.model]
-    common += ["--out", str(out), "--max-tokens", "16", "--concurrency", "2", "--timeout", "120"]
+    common += ["--out", str(out), "--max-tokens", "16", "--concurrency", "2", "--timeout-ms", "120000"]
     code, summary, err = _predict(capsys, *common)
     assert code == 0, err
     assert summary["done"] == 3 and summary["failed"] == 0

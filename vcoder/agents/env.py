@@ -50,7 +50,7 @@ class GuiEnv:
     Args:
         page: a live Playwright ``Page`` (from the rendering pool; the env never opens or closes pages).
         step_limit: actions allowed before the episode ends (``answer`` is not counted).
-        deadline_s: wall-clock budget of the whole episode.
+        deadline_ms: wall-clock budget of the whole episode, in ms.
         action_timeout_ms: budget of one action (locating the element included).
         max_elements: cap on numbered elements per observation.
     """
@@ -60,17 +60,17 @@ class GuiEnv:
         page: Any,
         *,
         step_limit: int = 15,
-        deadline_s: float = 30.0,
+        deadline_ms: float = 30_000,
         action_timeout_ms: int = 3000,
         max_elements: int = 200,
     ) -> None:
         if step_limit < 1:
             raise ValueError(f"step_limit must be >= 1, got {step_limit}")
-        if deadline_s <= 0 or action_timeout_ms <= 0:
-            raise ValueError(f"deadline_s and action_timeout_ms must be > 0, got {deadline_s}, {action_timeout_ms}")
+        if deadline_ms <= 0 or action_timeout_ms <= 0:
+            raise ValueError(f"deadline_ms and action_timeout_ms must be > 0, got {deadline_ms}, {action_timeout_ms}")
         self.page = page
         self.step_limit = step_limit
-        self.deadline_s = deadline_s
+        self.deadline_ms = deadline_ms
         self.action_timeout_ms = action_timeout_ms
         self.max_elements = max_elements
         self.steps_taken = 0
@@ -90,7 +90,7 @@ class GuiEnv:
     @property
     def remaining_s(self) -> float:
         """Seconds left before the episode deadline (never negative)."""
-        return max(0.0, self.deadline_s - (time.monotonic() - self._t0))
+        return max(0.0, self.deadline_ms / 1000 - (time.monotonic() - self._t0))
 
     def end(self, error: str | None = None) -> None:
         """End the episode (first error wins)."""
@@ -98,13 +98,13 @@ class GuiEnv:
         if error and not self.error:
             self.error = error
 
-    async def guard(self, coro: Any, *, what: str, timeout_s: float | None = None) -> Any:
+    async def guard(self, coro: Any, *, what: str, timeout_ms: float | None = None) -> Any:
         """Await a browser call under the action timeout (capped by the deadline); a hang ends the episode.
 
         Args:
             coro: the awaitable (a Playwright call).
             what: short description for the error message.
-            timeout_s: budget override (seconds); default ``action_timeout_ms`` plus a small margin so Playwright's
+            timeout_ms: budget override in ms; default ``action_timeout_ms`` plus a small margin so Playwright's
                 own timeout (a normal "element not found") fires first.
 
         Returns:
@@ -115,13 +115,13 @@ class GuiEnv:
             PageHung: the call did not return in time and the page no longer answers, or the deadline passed; the
                 episode is then over (``page_broken`` set for a hung page).
         """
-        budget = timeout_s if timeout_s is not None else self.action_timeout_ms / 1000 + 1.0
+        budget = (timeout_ms if timeout_ms is not None else self.action_timeout_ms + 1000) / 1000
         budget = min(budget, self.remaining_s)
         try:
             return await asyncio.wait_for(coro, timeout=max(budget, 0.01))
         except asyncio.TimeoutError:
             if self.remaining_s <= 0:
-                self.end(f"deadline: episode exceeded {self.deadline_s:g} s during {what}")
+                self.end(f"deadline: episode exceeded {self.deadline_ms:g} ms during {what}")
                 raise PageHung(self.error) from None
         # slow is not hung (a loaded machine delays everything): only a page that no longer answers is broken
         if await self.alive():
@@ -187,7 +187,7 @@ class GuiEnv:
         return await self.guard(
             self.page.screenshot(type="png", timeout=self.action_timeout_ms * 2),
             what="screenshot",
-            timeout_s=self.action_timeout_ms * 2 / 1000 + 0.5,
+            timeout_ms=self.action_timeout_ms * 2 + 500,
         )
 
     async def observe(self) -> Observation:
@@ -238,7 +238,7 @@ class GuiEnv:
             self.end(f"step limit: {self.step_limit} actions used without an answer")
             return ActionResult(False, self.error, True)
         if self.remaining_s <= 0:
-            self.end(f"deadline: episode exceeded {self.deadline_s:g} s")
+            self.end(f"deadline: episode exceeded {self.deadline_ms:g} ms")
             return ActionResult(False, self.error, True)
         self.steps_taken += 1
         try:

@@ -91,7 +91,7 @@ class ScreenshotJudge:
         base_url: server URL (``http://host:8000`` or ``.../v1``); None: ``$VCODER_JUDGE_BASE_URL``; neither: the
             judge is disabled and every grade is None.
         model: model name the server serves; None: ``$VCODER_JUDGE_MODEL``.
-        timeout_s: per-request timeout.
+        timeout_ms: per-request timeout in ms.
         max_retries: retries on connection errors, timeouts, 429 and 5xx (kept low: a reward must not stall a step).
         max_concurrency: requests in flight.
         max_tokens: reply budget (justification + score line).
@@ -106,7 +106,7 @@ class ScreenshotJudge:
         base_url: str | None = None,
         model: str | None = None,
         *,
-        timeout_s: float = 60.0,
+        timeout_ms: float = 60_000,
         max_retries: int = 1,
         max_concurrency: int = 8,
         max_tokens: int = 256,
@@ -130,7 +130,7 @@ class ScreenshotJudge:
             ChatClient(
                 base_url,
                 model,
-                timeout_s=timeout_s,
+                timeout_ms=timeout_ms,
                 max_retries=max_retries,
                 max_concurrency=max_concurrency,
                 extra_body=extra_body,

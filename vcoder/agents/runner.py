@@ -39,7 +39,7 @@ async def arun_cases(
     width: int = 1280,
     height: int = 720,
     step_limit: int = 15,
-    deadline_s: float = 20.0,
+    deadline_ms: float = 20_000,
     action_timeout_ms: int = 3000,
     load_timeout_ms: int = 10000,
     base_dir: str | None = None,
@@ -54,7 +54,7 @@ async def arun_cases(
             loop (the episode runs on the pool's own loop, where its pages live).
         width, height: viewport in px.
         step_limit: actions per case (WebGen-Bench: 15).
-        deadline_s: wall-clock budget per case.
+        deadline_ms: wall-clock budget per case, in ms.
         action_timeout_ms: budget per action.
         load_timeout_ms: budget for loading the page.
         base_dir: folder whose files the page may load by relative URL (images beside the HTML file).
@@ -69,7 +69,7 @@ async def arun_cases(
     """
     cases = parse_cases(cases)
     apool = _async_pool(pool)
-    opts = _Options(width, height, step_limit, deadline_s, action_timeout_ms, load_timeout_ms, base_dir)
+    opts = _Options(width, height, step_limit, deadline_ms, action_timeout_ms, load_timeout_ms, base_dir)
     home = getattr(apool, "_loop", None)
     if home is not None and home is not asyncio.get_running_loop() and not home.is_closed() and home.is_running():
         # Playwright pages belong to the loop that made them: run the whole episode there (TRL awaits from its own)
@@ -103,7 +103,7 @@ class _Options:
     width: int
     height: int
     step_limit: int
-    deadline_s: float
+    deadline_ms: float
     action_timeout_ms: int
     load_timeout_ms: int
     base_dir: str | None
@@ -118,20 +118,20 @@ async def _run_all(html: str, cases: list[TestCase], policy: Policy, apool, opts
 
 
 async def _run_one(html: str, case: TestCase, policy: Policy, apool, opts: _Options) -> CaseResult:
-    deadline_s = opts.deadline_s
+    deadline_ms = opts.deadline_ms
     try:
         async with apool.open_page(
             html, width=opts.width, height=opts.height, timeout_ms=opts.load_timeout_ms, base_dir=opts.base_dir
         ) as page:
             env = GuiEnv(
-                page, step_limit=opts.step_limit, deadline_s=deadline_s, action_timeout_ms=opts.action_timeout_ms
+                page, step_limit=opts.step_limit, deadline_ms=deadline_ms, action_timeout_ms=opts.action_timeout_ms
             )
             try:
-                result = await asyncio.wait_for(policy.run_case(env, case), deadline_s + GRACE_S)
+                result = await asyncio.wait_for(policy.run_case(env, case), deadline_ms / 1000 + GRACE_S)
             except asyncio.TimeoutError:
                 env.page_broken = True
                 result = CaseResult(
-                    case.task, Verdict.NO, env.steps_taken, f"deadline: case exceeded {deadline_s:g} s"
+                    case.task, Verdict.NO, env.steps_taken, f"deadline: case exceeded {deadline_ms:g} ms"
                 )
             except Exception as exc:  # a policy bug must not take the other cases down
                 logger.warning("policy %s raised on case %r", policy.name, case.task, exc_info=True)

@@ -60,7 +60,7 @@ class VLMPolicy(Policy):
         base_url: server URL (vLLM, ``trl vllm-serve``, ``transformers serve``).
         model: model name the server serves.
         client: a ready ``ChatClient`` instead of ``base_url``/``model``.
-        timeout_s: per-request timeout (also capped by the episode deadline).
+        timeout_ms: per-request timeout in ms (also capped by the episode deadline).
         max_retries: request retries on connection errors, timeouts, 429 and 5xx.
         max_concurrency: requests in flight (cases of a page run concurrently).
         max_tokens: reply budget per turn.
@@ -78,7 +78,7 @@ class VLMPolicy(Policy):
         model: str | None = None,
         *,
         client: ChatClient | None = None,
-        timeout_s: float = 60.0,
+        timeout_ms: float = 60_000,
         max_retries: int = 1,
         max_concurrency: int = 4,
         max_tokens: int = 256,
@@ -96,7 +96,7 @@ class VLMPolicy(Policy):
             client = ChatClient(
                 base_url,
                 model,
-                timeout_s=timeout_s,
+                timeout_ms=timeout_ms,
                 max_retries=max_retries,
                 max_concurrency=max_concurrency,
                 extra_body=extra_body,
@@ -168,7 +168,7 @@ class VLMPolicy(Policy):
                 messages = self.messages(case, obs, history, draw_marks(obs.png, obs.elements), final)
                 action, text = await self._next_action(env, messages)
             except asyncio.TimeoutError:
-                env.end(f"deadline: episode exceeded {env.deadline_s:g} s waiting for the model")
+                env.end(f"deadline: episode exceeded {env.deadline_ms:g} ms waiting for the model")
                 return result(Verdict.NO, env.error)
             except ChatError as exc:
                 return result(Verdict.NO, f"vlm: {exc}")

@@ -111,9 +111,9 @@ class ChatClient:
         base_url: server URL, with or without ``/v1`` (e.g. ``http://127.0.0.1:8000``).
         model: the model name the server knows (``vllm serve`` uses the path or hub id it was started with).
         api_key: bearer token; defaults to ``$OPENAI_API_KEY`` (vLLM ignores it unless started with ``--api-key``).
-        timeout_s: per-request timeout in seconds (connect timeout is ``min(timeout_s, 10)``).
+        timeout_ms: per-request timeout in ms (the connect timeout is at most 10 s of it).
         max_retries: retries after the first attempt on connection errors, timeouts, 429 and 5xx.
-        backoff_s: base delay; attempt ``k`` waits ``backoff_s * 2**k`` times a jitter factor in [0.5, 1.5].
+        backoff_ms: base delay in ms; attempt ``k`` waits ``backoff_ms * 2**k`` times a jitter factor in [0.5, 1.5].
         max_concurrency: at most this many requests in flight from this client.
         extra_body: fields merged into every chat request (server-specific options such as vLLM's ``top_k`` or
             ``transformers serve``'s ``generation_config``); per-call keyword arguments win.
@@ -125,25 +125,25 @@ class ChatClient:
         model: str,
         *,
         api_key: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_ms: float = 120_000,
         max_retries: int = 3,
-        backoff_s: float = 1.0,
+        backoff_ms: float = 1000,
         max_concurrency: int = 8,
         extra_body: dict[str, Any] | None = None,
     ):
         if not model:
             raise ValueError("model must be a non-empty model name (see the server's /v1/models)")
-        if timeout_s <= 0 or max_retries < 0 or backoff_s < 0 or max_concurrency < 1:
+        if timeout_ms <= 0 or max_retries < 0 or backoff_ms < 0 or max_concurrency < 1:
             raise ValueError(
-                f"bad client settings: timeout_s={timeout_s} (> 0), max_retries={max_retries} (>= 0), "
-                f"backoff_s={backoff_s} (>= 0), max_concurrency={max_concurrency} (>= 1)"
+                f"bad client settings: timeout_ms={timeout_ms} (> 0), max_retries={max_retries} (>= 0), "
+                f"backoff_ms={backoff_ms} (>= 0), max_concurrency={max_concurrency} (>= 1)"
             )
         self.base_url = normalize_base_url(base_url)
         self.model = model
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        self.timeout_s = float(timeout_s)
+        self.timeout_ms = float(timeout_ms)
         self.max_retries = int(max_retries)
-        self.backoff_s = float(backoff_s)
+        self.backoff_ms = float(backoff_ms)
         self.max_concurrency = int(max_concurrency)
         self.extra_body = dict(extra_body or {})
         # httpx clients and semaphores belong to one event loop; keep one set per loop (TRL uses a daemon loop,
@@ -163,7 +163,8 @@ class ChatClient:
         entry = self._per_loop.get(id(loop))
         if entry is None or entry[0] is not loop or entry[1].is_closed:
             headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-            timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0))
+            seconds = self.timeout_ms / 1000  # httpx counts in seconds
+            timeout = httpx.Timeout(seconds, connect=min(seconds, 10.0))
             limits = httpx.Limits(max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency)
             # trust_env=False: a proxy from the environment must not capture loopback or cluster-internal servers
             http = httpx.AsyncClient(headers=headers, timeout=timeout, limits=limits, trust_env=False)
@@ -185,7 +186,7 @@ class ChatClient:
         await self.aclose()
 
     def _delay(self, attempt: int) -> float:
-        return self.backoff_s * (2**attempt) * random.uniform(0.5, 1.5)
+        return self.backoff_ms / 1000 * (2**attempt) * random.uniform(0.5, 1.5)
 
     async def _request(
         self, method: str, path: str, payload: dict[str, Any] | None = None, *, retries: int | None = None
@@ -231,8 +232,8 @@ class ChatClient:
             raise RequestFailed(f"{method} {url} failed after {attempts} attempts: {last_error}", last_error.status)
         if isinstance(last_error, httpx.TimeoutException) and not isinstance(last_error, httpx.ConnectTimeout):
             raise RequestFailed(
-                f"{method} {url} timed out after {self.timeout_s:g}s on each of {attempts} attempts "
-                f"(raise the timeout, e.g. --timeout, or check the server's load)"
+                f"{method} {url} timed out after {self.timeout_ms:g} ms on each of {attempts} attempts "
+                f"(raise the timeout, e.g. --timeout-ms, or check the server's load)"
             )
         raise ServerUnreachable(
             f"cannot reach the OpenAI-compatible server at {self.base_url} ({type(last_error).__name__}: "

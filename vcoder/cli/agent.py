@@ -112,7 +112,7 @@ def run(args) -> int:
             width=args.width,
             height=args.height,
             step_limit=args.step_limit,
-            deadline_s=args.timeout_ms / 1000,
+            deadline_ms=args.timeout_ms,
             action_timeout_ms=args.action_timeout_ms,
             base_dir=str(page.resolve().parent),
         )

@@ -118,7 +118,7 @@ async def _grade(html: str, cases: list, settings: GuiAgentSettings) -> float | 
             width=settings.width,
             height=settings.height,
             step_limit=settings.step_limit,
-            deadline_s=settings.timeout_ms / 1000,
+            deadline_ms=settings.timeout_ms,
             action_timeout_ms=settings.action_timeout_ms,
             load_timeout_ms=settings.load_timeout_ms,
         )

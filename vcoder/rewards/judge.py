@@ -27,7 +27,7 @@ from vcoder.rewards.settings import RewardSettings
 logger = logging.getLogger(__name__)
 
 _DEFAULT_SETTINGS = RewardSettings()
-_JUDGE_PARAMS = ("timeout_s", "max_retries", "max_concurrency", "max_tokens", "temperature", "max_image_side")
+_JUDGE_PARAMS = ("timeout_ms", "max_retries", "max_concurrency", "max_tokens", "temperature", "max_image_side")
 
 
 async def screenshot_judge_reward(
@@ -112,7 +112,7 @@ def make_screenshot_judge_reward(
         base_url: the judge's OpenAI-compatible endpoint (alias ``judge_base_url`` for flat YAML recipes);
             default ``$VCODER_JUDGE_BASE_URL``. No endpoint at all: the reward returns None for every completion.
         model: the judge model name (alias ``judge_model``); default ``$VCODER_JUDGE_MODEL``.
-        **params: ``judge_timeout_s``, ``judge_max_retries``, ``judge_max_concurrency``, ``judge_max_tokens``,
+        **params: ``judge_timeout_ms``, ``judge_max_retries``, ``judge_max_concurrency``, ``judge_max_tokens``,
             ``judge_temperature``, ``judge_max_image_side`` (also without the ``judge_`` prefix), and the shared
             flat ``RewardSettings`` parameters (render size and timeout); other shared reward parameters
             (``clip_model``, ...) are accepted and ignored.
