@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.data.common import resize_to_max_pixels
 from vcoder.data.local import load_local
 from vcoder.data.websight import load_websight
+from vcoder.images import resize_to_max_pixels
 
 
 def test_websight_rows_have_the_training_shape(websight_parquet):

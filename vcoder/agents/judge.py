@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import logging
 import os
 from collections import OrderedDict
@@ -24,6 +23,7 @@ from typing import Any
 
 from vcoder.agents.vlm_parse import parse_score
 from vcoder.chat.client import ChatClient, ChatError, image_data_url
+from vcoder.images import to_png
 
 logger = logging.getLogger(__name__)
 
@@ -60,28 +60,6 @@ PLAIN_PROMPT = "The screenshot shows a web page. Grade its appearance from 0 to 
 
 def _digest(data: bytes | None) -> str:
     return hashlib.sha256(data).hexdigest() if data else ""
-
-
-def _png_bytes(image: Any, max_side: int) -> bytes:
-    """Any image form (PNG bytes, path, PIL, HxWx3 array, ``{"bytes": ...}``) as PNG bytes, longer side capped."""
-    from PIL import Image
-
-    if isinstance(image, dict):
-        image = image.get("bytes") or image.get("path")
-    if isinstance(image, (str, os.PathLike)):
-        image = Image.open(image)
-    elif isinstance(image, (bytes, bytearray)):
-        image = Image.open(io.BytesIO(bytes(image)))
-    elif not isinstance(image, Image.Image):
-        import numpy as np
-
-        image = Image.fromarray(np.asarray(image).astype("uint8"))
-    if max(image.size) > max_side:  # a 1280x9000 full page would cost the judge thousands of visual tokens
-        scale = max_side / max(image.size)
-        image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))))
-    buf = io.BytesIO()
-    image.convert("RGB").save(buf, format="PNG")
-    return buf.getvalue()
 
 
 class ScreenshotJudge:
@@ -189,8 +167,8 @@ class ScreenshotJudge:
         if self.client is None:
             return None, None
         try:
-            page_png = _png_bytes(page, self.max_image_side)
-            ref_png = None if reference is None else _png_bytes(reference, self.max_image_side)
+            page_png = to_png(page, max_side=self.max_image_side)
+            ref_png = None if reference is None else to_png(reference, max_side=self.max_image_side)
         except Exception as exc:  # an undecodable image is our input problem, not the model's
             logger.warning("screenshot judge: cannot read an image (%s); no grade", exc)
             return None, None

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from vcoder.metrics.extract import strip_think
+
 ACTIONS = ("click", "type", "select", "press", "scroll", "wait", "back", "answer")
 VERDICTS = ("YES", "PARTIAL", "NO")
 
@@ -67,12 +69,6 @@ class ParsedAction:
     reason: str | None = None
 
 
-def strip_thinking(text: str) -> str:
-    """Drop ``<think>...</think>`` blocks (and an unterminated trailing one)."""
-    text = re.sub(r"<think>.*?</think>", " ", text, flags=re.S | re.I)
-    return re.sub(r"<think>.*\Z", " ", text, flags=re.S | re.I)
-
-
 def _balanced_objects(text: str) -> list[str]:
     """Every top-level ``{...}`` substring, outermost first, in order of appearance."""
     found, depth, start, quote = [], 0, -1, ""
@@ -113,7 +109,7 @@ def _loads_lenient(candidate: str) -> dict[str, Any] | None:
 
 def find_json_object(text: str) -> dict[str, Any] | None:
     """Return the first dict found in ``text``: fenced code first, then any balanced ``{...}``."""
-    text = strip_thinking(text)
+    text = strip_think(text)
     fenced = re.findall(r"```(?:json|JSON|python)?\s*(.*?)```", text, flags=re.S)
     for block in fenced + [text]:
         for candidate in _balanced_objects(block):
@@ -250,7 +246,7 @@ def parse_action(text: str) -> ParsedAction | None:
         action = _from_dict(obj)
         if action is not None:
             return action
-    return _from_line(strip_thinking(text))
+    return _from_line(strip_think(text))
 
 
 def parse_score(text: str, *, max_score: float = 5.0) -> float | None:
@@ -272,7 +268,7 @@ def parse_score(text: str, *, max_score: float = 5.0) -> float | None:
     """
     if not isinstance(text, str):
         return None
-    text = strip_thinking(text)
+    text = strip_think(text)
     num = r"(\d+(?:\.\d+)?)"
     obj = find_json_object(text)
     if obj is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 from pathlib import Path
 from typing import Any
 
@@ -34,25 +33,14 @@ def image_data_url(image: bytes | str | Path | Any) -> str:
     """Encode an image as a base64 PNG ``data:`` URL (the form every OpenAI-compatible VLM server accepts).
 
     Args:
-        image: PNG bytes, a path to an image file, or a ``PIL.Image``; non-PNG inputs are re-encoded as PNG.
+        image: PNG bytes, a path to an image file, a ``PIL.Image`` or an RGB array; non-PNG inputs are re-encoded.
 
     Returns:
         ``"data:image/png;base64,..."``.
     """
-    if isinstance(image, (str, Path)):
-        image = Path(image).read_bytes()
-    if isinstance(image, (bytes, bytearray)):
-        data = bytes(image)
-        if not data.startswith(b"\x89PNG"):
-            from PIL import Image
+    from vcoder.images import to_png
 
-            buf = io.BytesIO()
-            Image.open(io.BytesIO(data)).save(buf, format="PNG")
-            data = buf.getvalue()
-    else:  # a PIL image
-        buf = io.BytesIO()
-        image.save(buf, format="PNG")
-        data = buf.getvalue()
+    data = to_png(Path(image).read_bytes() if isinstance(image, (str, Path)) else image)
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 

@@ -6,13 +6,14 @@ Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:
 Light imports only: datasets, pyarrow and the browser load inside the functions that need them.
 """
 
-from vcoder.data.common import DEFAULT_MAX_PIXELS, RowFilter, resize_to_max_pixels, to_dataset
+from vcoder.data.common import DEFAULT_MAX_PIXELS, RowFilter, to_dataset
 from vcoder.data.design2code import export_testset, load_design2code
 from vcoder.data.local import load_local
 from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
 from vcoder.data.synth_writer import write_synthetic
 from vcoder.data.synthetic import SynthPage, generate_page
 from vcoder.data.websight import load_websight
+from vcoder.images import resize_to_max_pixels
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",

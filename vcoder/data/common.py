@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
+from vcoder.images import resize_to_max_pixels
 
 # Qwen2-VL's processor default (1280 merged 28-px patches): screenshots are never bigger than the model sees
 DEFAULT_MAX_PIXELS = 1280 * 28 * 28
@@ -105,45 +106,6 @@ def bottom_k(items: Iterable[tuple[str, Any]], k: int | None, seed: int) -> list
     return [item for _, _, item in sorted(heap, key=lambda e: (-e[0], -e[1]))]
 
 
-def decode_image(value: Any):
-    """Open an image column value as a PIL RGB image.
-
-    Args:
-        value: a PIL image, a ``{"bytes": ..., "path": ...}`` dict (how ``datasets`` stores images in parquet),
-            raw encoded bytes, or a file path.
-    """
-    from PIL import Image
-
-    if isinstance(value, Image.Image):
-        return value.convert("RGB")
-    if isinstance(value, dict):
-        if value.get("bytes"):
-            value = value["bytes"]
-        elif value.get("path"):
-            value = value["path"]
-        else:
-            raise ValueError("image cell has neither bytes nor path; the dataset's image column is empty")
-    if isinstance(value, (bytes, bytearray)):
-        with Image.open(io.BytesIO(value)) as img:
-            return img.convert("RGB")
-    with Image.open(value) as img:
-        return img.convert("RGB")
-
-
-def resize_to_max_pixels(image, max_pixels: int | None):
-    """Downscale ``image`` to at most ``max_pixels`` pixels keeping its aspect ratio (never upscales)."""
-    if max_pixels is None:
-        return image
-    if max_pixels <= 0:
-        raise ValueError(f"max_pixels must be positive or None, got {max_pixels}")
-    w, h = image.size
-    if w * h <= max_pixels:
-        return image
-    scale = (max_pixels / (w * h)) ** 0.5
-    size = (max(1, int(w * scale)), max(1, int(h * scale)))
-    return image.resize(size, resample=3)  # bicubic, like the Qwen-VL processors
-
-
 def check_columns(found: Iterable[str], expected: Iterable[str], where: str) -> None:
     """Raise a ValueError naming the columns found and the ones expected when some are missing."""
     found, expected = list(found), list(expected)
@@ -167,7 +129,7 @@ def make_row(
     """The row every loader yields: ``{"prompt", "image", "html", "id"}`` (TRL's conversational VLM format)."""
     return {
         "prompt": make_conversation(None, system_prompt=system_prompt, user_prompt=user_prompt),
-        "image": resize_to_max_pixels(decode_image(image), max_pixels),
+        "image": resize_to_max_pixels(image, max_pixels),
         "html": html,
         "id": str(row_id),
     }
@@ -187,10 +149,25 @@ def image_size(value: Any) -> tuple[int, int]:
 
 
 def to_dataset(rows: Iterable[dict[str, Any]]):
-    """Materialise loader rows as a ``datasets.Dataset`` (``image`` as an Image feature) for TRL trainers."""
-    from datasets import Dataset
+    """Loader rows as a ``datasets.Dataset`` for TRL trainers (``image`` as an Image feature), None for no rows.
 
-    return Dataset.from_list(list(rows))
+    The conversational ``prompt`` gets an explicit schema: inferred from a few rows, an image part's missing
+    ``text`` would make the column's type depend on which rows came first.
+    """
+    from datasets import Dataset, Features, Image, Value
+
+    rows = list(rows)
+    if not rows:
+        return None
+    known = {
+        "prompt": [{"role": Value("string"), "content": [{"type": Value("string"), "text": Value("string")}]}],
+        "image": Image(),
+        "html": Value("string"),
+        "id": Value("string"),
+    }
+    dataset = Dataset.from_list(rows)
+    features = Features({name: known.get(name, feature) for name, feature in dataset.features.items()})
+    return dataset.cast(features) if features != dataset.features else dataset
 
 
 def limit(rows: Iterator[Any], n: int | None) -> Iterator[Any]:

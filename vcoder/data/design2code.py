@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 import shutil
@@ -19,9 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vcoder.data.common import DEFAULT_MAX_PIXELS, check_columns, decode_image, limit, make_row
+from vcoder.data.common import DEFAULT_MAX_PIXELS, check_columns, limit, make_row
 from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT
 from vcoder.data.sources import TableSource
+from vcoder.images import to_png
 
 logger = logging.getLogger(__name__)
 
@@ -113,19 +113,12 @@ def placeholder_image(width: int = 256, height: int = 256):
 
 
 def _write_png(image: Any, dest: Path) -> None:
-    if isinstance(image, Path) or isinstance(image, str):
-        if str(image).lower().endswith(".png"):
-            shutil.copyfile(image, dest)
-            return
-    elif isinstance(image, dict) and image.get("bytes") and image["bytes"][:8] == b"\x89PNG\r\n\x1a\n":
-        dest.write_bytes(image["bytes"])
+    if isinstance(image, (Path, str)) and str(image).lower().endswith(".png"):
+        shutil.copyfile(image, dest)
         return
-    elif isinstance(image, (bytes, bytearray)) and image[:8] == b"\x89PNG\r\n\x1a\n":
-        dest.write_bytes(image)
-        return
-    buf = io.BytesIO()
-    decode_image(image).save(buf, format="PNG")
-    dest.write_bytes(buf.getvalue())
+    if isinstance(image, dict) and image.get("bytes"):
+        image = image["bytes"]
+    dest.write_bytes(to_png(image))
 
 
 def export_testset(source: str | Path, out_dir: str | Path, *, max_samples: int | None = None) -> list[str]:

@@ -98,16 +98,10 @@ def _thumbnail(png: bytes, path: Path) -> None:
 
 def score_pair(ref_png: bytes, ref_layout, pred_png: bytes, pred_layout, thumbs: tuple[str, str] | None) -> dict:
     """Block scores of one rendered pair (runs in a worker process); also writes the two report thumbnails."""
-    import numpy as np
-    from PIL import Image
-
+    from vcoder.images import decode_png
     from vcoder.metrics import block_scores
 
-    def decode(png: bytes):
-        with Image.open(io.BytesIO(png)) as img:
-            return np.asarray(img.convert("RGB"))
-
-    s = block_scores(ref_layout, pred_layout, ref_image=decode(ref_png), pred_image=decode(pred_png))
+    s = block_scores(ref_layout, pred_layout, ref_image=decode_png(ref_png), pred_image=decode_png(pred_png))
     if thumbs is not None:
         _thumbnail(ref_png, Path(thumbs[0]))
         _thumbnail(pred_png, Path(thumbs[1]))

@@ -49,8 +49,20 @@ class _Found:
     closed: bool  # fence closed / </html> present
 
 
-def _strip_think(text: str) -> tuple[str, bool]:
-    """Remove reasoning. Returns the remaining text and whether a complete think block preceded it."""
+def strip_think(text: str) -> str:
+    """The text without the model's reasoning: ``<think>...</think>`` blocks removed, everything up to a lone
+    ``</think>`` dropped (its opening tag was in the prompt, as Qwen3's template puts it), and an unfinished
+    trailing ``<think>`` cut off with what follows it.
+
+    Example:
+        >>> strip_think("<think>hmm</think>\n<p>hi</p>")
+        '\n<p>hi</p>'
+    """
+    return _split_think(text)[0]
+
+
+def _split_think(text: str) -> tuple[str, bool]:
+    """``strip_think``'s text, and whether a complete think block preceded it."""
     had_think = bool(_THINK_BLOCK.search(text))
     out = _THINK_BLOCK.sub("", text)
     closes = list(_THINK_CLOSE.finditer(out))
@@ -112,7 +124,7 @@ def extract_html(text: str) -> str | None:
             f"extract_html expects the completion as a str, got {type(text).__name__}; "
             "for conversational completions pass completion[0]['content']"
         )
-    found = _find(_strip_think(text)[0])
+    found = _find(strip_think(text))
     return found.html if found and found.html else None
 
 
@@ -144,7 +156,7 @@ def format_score(text: str, *, style: str = "fenced") -> float:
         )
     if not isinstance(text, str):
         raise TypeError(f"format_score expects the completion as a str, got {type(text).__name__}")
-    stripped, had_think = _strip_think(text)
+    stripped, had_think = _split_think(text)
     found = _find(stripped)
     if found is None or not found.html:
         return 0.0

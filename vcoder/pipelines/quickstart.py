@@ -186,12 +186,13 @@ def run_quickstart(
     """
     import torch
 
+    from vcoder.data import to_dataset
     from vcoder.data.synthetic import page_digest
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines import grpo, sft
     from vcoder.pipelines.heldout import write_eval
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.training_data import _to_dataset, synthetic_rows
+    from vcoder.pipelines.training_data import synthetic_rows
     from vcoder.rendering import BrowserPool
 
     threads = threads or auto_threads()
@@ -219,7 +220,7 @@ def run_quickstart(
         train_rows = synthetic_rows(n_train, seed=seed, pool=pool, **shot)
         exclude = {page_digest(row["html"]) for row in train_rows}
         holdout = synthetic_rows(n_holdout, seed=seed + 7919, exclude=exclude, pool=pool, **shot)
-        train_ds = _to_dataset(train_rows)
+        train_ds = to_dataset(train_rows)
         lap("synthetic_data")
 
         results["untrained"] = _evaluate(init_dir, holdout, pool, label="untrained", progress=progress)

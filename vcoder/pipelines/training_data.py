@@ -91,6 +91,7 @@ def synthetic_rows(
     """
     from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
     from vcoder.data.synthetic import generate_page, page_digest
+    from vcoder.images import resize_to_max_pixels
     from vcoder.rendering import BrowserPool
 
     pages, seen = [], set(exclude)
@@ -125,31 +126,6 @@ def synthetic_rows(
         {"prompt": prompt, "image": resize_to_max_pixels(r.pil(), max_pixels), "html": p.html, "id": p.id}
         for p, r in zip(pages, shots)
     ]
-
-
-def resize_to_max_pixels(image, max_pixels: int | None):
-    """Downscale a PIL image (keeping aspect) so it has at most ``max_pixels`` pixels; smaller ones are kept."""
-    if max_pixels is None or image.width * image.height <= max_pixels:
-        return image
-    scale = (max_pixels / (image.width * image.height)) ** 0.5
-    size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
-    return image.resize(size, resample=3)  # bicubic, as the Qwen processors resize
-
-
-def _to_dataset(rows: list[dict[str, Any]]):
-    from datasets import Dataset, Features, Image, Value
-
-    if not rows:
-        return None
-    features = Features(
-        {
-            "prompt": [{"role": Value("string"), "content": [{"type": Value("string"), "text": Value("string")}]}],
-            "image": Image(),
-            "html": Value("string"),
-            "id": Value("string"),
-        }
-    )
-    return Dataset.from_list([{k: row[k] for k in features} for row in rows], features=features)
 
 
 def _loader_rows(script_args, split: str, max_samples: int | None) -> list[dict]:
@@ -229,7 +205,9 @@ def build_datasets(script_args, *, progress: bool = False):
         holdout = _loader_rows(script_args, "holdout", script_args.holdout_max_samples) if script_args.holdout else []
     if not train:
         raise ValueError(f"dataset={script_args.dataset!r} gave no training rows; loosen the filters or max_samples")
-    train_ds, holdout_ds = _to_dataset(train), _to_dataset(holdout)
+    from vcoder.data import to_dataset
+
+    train_ds, holdout_ds = to_dataset(train), to_dataset(holdout)
     check_columns(train_ds, where=f"dataset {script_args.dataset!r}")
     logger.info("dataset %s: %d training rows, %d held out", script_args.dataset, len(train), len(holdout))
     return train_ds, holdout_ds

@@ -7,13 +7,14 @@ process-wide shared instance that rewards use. Playwright is imported only when 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 from vcoder.rendering.pool import AsyncBrowserPool
 from vcoder.rendering.sync import BrowserPool, get_default_pool
-from vcoder.rendering.types import Rendered
+from vcoder.rendering.types import FailureKind, Rendered
 
 __all__ = [
     "AsyncBrowserPool",
     "BrowserPool",
     "DomNode",
     "ElementBox",
+    "FailureKind",
     "Layout",
     "Rendered",
     "TextBlock",

@@ -16,7 +16,7 @@ from vcoder.rendering import browser as _browser
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.capture import INIT_JS, capture
 from vcoder.rendering.network import ORIGIN_DOMAIN, HermeticRouter, RenderTarget, close_websocket
-from vcoder.rendering.types import Rendered
+from vcoder.rendering.types import FailureKind, Rendered
 
 logger = logging.getLogger(__name__)
 
@@ -293,11 +293,14 @@ class AsyncBrowserPool:
             html = html.decode("utf-8", errors="replace")
         if not isinstance(html, str) or not html.strip():
             self._stats["failures"] += 1
-            return Rendered.failure(f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
+            return Rendered.failure(FailureKind.EMPTY, f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
         data = html.encode("utf-8", errors="replace")
         if len(data) > MAX_HTML_BYTES:
             self._stats["failures"] += 1
-            return Rendered.failure(f"too_large: the HTML is {len(data)} bytes, over the {MAX_HTML_BYTES} byte limit")
+            return Rendered.failure(
+                FailureKind.TOO_LARGE,
+                f"too_large: the HTML is {len(data)} bytes, over the {MAX_HTML_BYTES} byte limit",
+            )
         timeout_ms = timeout_ms or self.timeout_ms
         await self.start()
         result = None
@@ -317,7 +320,9 @@ class AsyncBrowserPool:
                 result = await self._failed(slot, gen, exc, timeout_ms, elapsed)
                 if result is None and attempt == 0:
                     continue  # the browser died under this render: relaunched, retry once
-                result = result or Rendered.failure(f"crashed: Chromium died twice while rendering ({exc})", elapsed)
+                result = result or Rendered.failure(
+                    FailureKind.BROWSER, f"crashed: Chromium died twice while rendering ({exc})", elapsed
+                )
                 break
             finally:
                 self._free.put_nowait(slot)
@@ -338,13 +343,19 @@ class AsyncBrowserPool:
         if slot.crashed:
             self._stats["crashes"] += 1
             await self._discard(slot)
-            return Rendered.failure("crashed: the page's renderer process crashed (out of memory?)", elapsed)
+            return Rendered.failure(
+                FailureKind.PAGE_CRASH, "crashed: the page's renderer process crashed (out of memory?)", elapsed
+            )
         await self._discard(slot)
         if isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeout)):
             self._stats["timeouts"] += 1
-            return Rendered.failure(f"timeout: the page did not finish rendering within {timeout_ms:.0f} ms", elapsed)
+            return Rendered.failure(
+                FailureKind.TIMEOUT, f"timeout: the page did not finish rendering within {timeout_ms:.0f} ms", elapsed
+            )
         logger.debug("render failed", exc_info=exc)
-        return Rendered.failure(f"navigation: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}", elapsed)
+        return Rendered.failure(
+            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}", elapsed
+        )
 
     @_on_home_loop
     async def render(
@@ -473,8 +484,9 @@ class AsyncBrowserPool:
                 self.timeout_ms / 1000 + MARGIN_S,
             )
         except Exception as exc:
+            kind = FailureKind.TIMEOUT if isinstance(exc, asyncio.TimeoutError) else FailureKind.NAVIGATION
             return Rendered.failure(
-                f"snapshot: {type(exc).__name__}: {str(exc)[:300]}", (time.perf_counter() - t0) * 1000
+                kind, f"snapshot: {type(exc).__name__}: {str(exc)[:300]}", (time.perf_counter() - t0) * 1000
             )
         return dataclasses.replace(r, elapsed_ms=(time.perf_counter() - t0) * 1000)
 

@@ -6,13 +6,36 @@ leaf module the pure metrics share without importing the renderer.
 
 from __future__ import annotations
 
-import io
+import enum
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 
-__all__ = ["DomNode", "ElementBox", "Layout", "Rendered", "TextBlock"]
+__all__ = ["DomNode", "ElementBox", "FailureKind", "Layout", "Rendered", "TextBlock"]
+
+
+class FailureKind(str, enum.Enum):
+    """Why a render failed, typed: whether the page is at fault decides how a reward scores it.
+
+    The page's fault (a reward scores the completion 0.0): ``EMPTY`` (no HTML), ``TOO_LARGE`` (over the size
+    limit), ``TIMEOUT`` (did not finish within its deadline), ``PAGE_CRASH`` (its renderer process died, e.g. out
+    of memory), ``NAVIGATION`` (it failed to load or left its document mid-render).
+    Infrastructure (a reward gives None, "could not judge"): ``BROWSER`` (Chromium would not start, died twice in
+    one render, or the pool was closed).
+    """
+
+    EMPTY = "empty"
+    TOO_LARGE = "too_large"
+    TIMEOUT = "timeout"
+    PAGE_CRASH = "page_crash"
+    NAVIGATION = "navigation"
+    BROWSER = "browser"
+
+    @property
+    def infrastructure(self) -> bool:
+        """True when the failure is ours (the browser), not the page's."""
+        return self is FailureKind.BROWSER
 
 
 @dataclass(frozen=True)
@@ -21,7 +44,8 @@ class Rendered:
 
     Attributes:
         ok: True when a screenshot and layout were taken.
-        error: why the render failed (``"timeout: ..."``, ``"crashed: ..."``, ...), None when ok.
+        error: why the render failed, for people (``"timeout: ..."``, ``"crashed: ..."``, ...), None when ok.
+        kind: why the render failed, for code (``FailureKind``), None when ok.
         png: the screenshot as PNG bytes (None when not ok).
         width: screenshot width in px.
         height: screenshot height in px.
@@ -34,6 +58,7 @@ class Rendered:
 
     ok: bool
     error: str | None = None
+    kind: FailureKind | None = None
     png: bytes | None = field(default=None, repr=False)
     width: int = 0
     height: int = 0
@@ -48,17 +73,9 @@ class Rendered:
         """The screenshot as a ``(height, width, 3)`` uint8 RGB numpy array (decoded once, on first use)."""
         if self.png is None:
             raise ValueError(f"render failed ({self.error}); there is no screenshot to decode")
-        import cv2
-        import numpy as np
+        from vcoder.images import decode_png
 
-        # OpenCV decodes PNG about twice as fast as PIL; this sits on every reward's hot path
-        bgr = cv2.imdecode(np.frombuffer(self.png, dtype=np.uint8), cv2.IMREAD_COLOR)
-        if bgr is None:
-            from PIL import Image
-
-            with Image.open(io.BytesIO(self.png)) as img:
-                return np.asarray(img.convert("RGB"))
-        return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+        return decode_png(self.png)
 
     def pil(self):
         """The screenshot as a PIL RGB image."""
@@ -66,6 +83,12 @@ class Rendered:
 
         return Image.fromarray(self.image)
 
+    @property
+    def infrastructure(self) -> bool:
+        """True when the render failed for a reason that is not the page's fault (see ``FailureKind``)."""
+        return self.kind is not None and self.kind.infrastructure
+
     @staticmethod
-    def failure(error: str, elapsed_ms: float = 0.0) -> Rendered:
-        return Rendered(ok=False, error=error, elapsed_ms=elapsed_ms)
+    def failure(kind: FailureKind, error: str, elapsed_ms: float = 0.0) -> Rendered:
+        """A failed render: ``kind`` for code, ``error`` (the message) for people."""
+        return Rendered(ok=False, error=error, kind=FailureKind(kind), elapsed_ms=elapsed_ms)

@@ -18,9 +18,6 @@ from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
 
-# Rendered.error prefixes that mean "our side failed", not "the model's page is bad"
-INFRA_ERROR_PREFIXES = ("browser", "infrastructure", "pool", "launch")
-
 
 def completion_text(completion: Any) -> str:
     """The text of one completion: a string, or TRL's conversational form (list of messages / content parts)."""
@@ -48,10 +45,6 @@ def column(values: Any, n: int) -> list[Any]:
     if len(values) != n:
         raise ValueError(f"a reward column has {len(values)} values for {n} completions")
     return values
-
-
-def is_infra_error(error: str | None) -> bool:
-    return bool(error) and error.lower().startswith(INFRA_ERROR_PREFIXES)
 
 
 def clamp01(value: float | None) -> float | None:
@@ -124,7 +117,7 @@ async def score_rendered(
             logger.warning("%s: rendering infrastructure failed", name, exc_info=True)
             return None
         if not page.ok:
-            return None if is_infra_error(page.rendered.error) else 0.0
+            return None if page.rendered.infrastructure else 0.0
         return ref, page
 
     async def judge(i: int, pair) -> float | None:

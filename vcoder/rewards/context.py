@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import logging
 import os
 import threading
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.images import to_rgb_array
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -196,24 +196,3 @@ def _image_key(image: Any) -> str:
         return "path:" + image
     arr = to_rgb_array(image)
     return hashlib.sha1(arr.tobytes()).hexdigest() + f":{arr.shape}"
-
-
-def to_rgb_array(image: Any):
-    """A dataset ``image`` cell (PIL image, HxWx3 array, {"bytes": ...} dict, PNG bytes or a path) as RGB uint8."""
-    import numpy as np
-    from PIL import Image
-
-    if isinstance(image, dict):
-        image = image.get("bytes") or image.get("path")
-    if isinstance(image, bytes | bytearray):
-        image = Image.open(io.BytesIO(image))
-    elif isinstance(image, str | os.PathLike):
-        image = Image.open(image)
-    if isinstance(image, Image.Image):
-        return np.asarray(image.convert("RGB"))
-    arr = np.asarray(image)
-    if arr.ndim == 2:
-        arr = np.stack([arr] * 3, axis=-1)
-    if arr.ndim != 3 or arr.shape[2] not in (3, 4):
-        raise ValueError(f"reference image has shape {arr.shape}; expected HxWx3 (RGB) or HxWx4")
-    return np.ascontiguousarray(arr[..., :3].astype(np.uint8))

@@ -20,7 +20,7 @@ import logging
 from typing import Any
 
 from vcoder.agents.judge import ScreenshotJudge
-from vcoder.rewards.common import column, completion_text, is_infra_error
+from vcoder.rewards.common import column, completion_text
 from vcoder.rewards.context import get_context
 from vcoder.rewards.settings import RewardSettings
 
@@ -80,7 +80,7 @@ async def screenshot_judge_reward(
             logger.warning("screenshot_judge_reward: rendering infrastructure failed", exc_info=True)
             return None
         if not page.ok:
-            return None if is_infra_error(page.rendered.error) else 0.0
+            return None if page.rendered.infrastructure else 0.0
         text = instructions[i] if isinstance(instructions[i], str) else None
         return await judge.grade(page.rendered.png, reference=images[i], instruction=text)
 
