@@ -106,7 +106,9 @@ def synthetic_rows(
         pages.append(page)
         if candidate - seed * 1_000_003 > 50 * n + 1000:
             raise ValueError(f"could not find {n} distinct difficulty-{difficulty} pages; ask for fewer")
-    with BrowserPool(max_pages=2) as pool:
+    own = pool is None
+    pool = BrowserPool(max_pages=2) if own else pool
+    try:
         htmls = [p.html for p in pages]
         shots = pool.render_many(htmls, width=width, height=height, full_page=True, progress=progress)
         # a loaded machine occasionally fails a screenshot ("Unable to capture screenshot"): retry those once
@@ -115,6 +117,9 @@ def synthetic_rows(
             again = pool.render_many([htmls[i] for i in retry], width=width, height=height, full_page=True)
             for i, rendered in zip(retry, again):
                 shots[i] = rendered
+    finally:
+        if own:
+            pool.close()
     failed = [(p.id, r.error) for p, r in zip(pages, shots) if not r.ok]
     if failed:
         raise RuntimeError(f"{len(failed)} synthetic pages failed to render, e.g. {failed[:3]}; check Chromium")
