@@ -17,7 +17,7 @@ import time
 
 from PIL import Image
 
-from vcoder.chat.client import ChatClient, user_message
+from vcoder.chat import ChatClient, user_message
 
 
 def _png(i: int, size=(1280, 720)) -> bytes:

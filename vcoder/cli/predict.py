@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
-    from vcoder.chat.client import ChatClient, ChatError
+    from vcoder.chat import ChatClient, ChatError
     from vcoder.eval.predict import list_samples, make_prompt, predict_testset
 
     def usage(message: str) -> int:
