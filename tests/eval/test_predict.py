@@ -165,40 +165,20 @@ def test_unreachable_server_and_wrong_model_write_nothing(testset, tmp_path, cap
     assert code == 2 and "'typo'" in err and "real-model" in err and not out.exists()
 
 
-def test_usage_errors(testset, tmp_path, capsys):
-    code, _, err = _predict(
-        capsys,
-        "--testset",
-        str(tmp_path / "nope"),
-        "--base-url",
-        "http://127.0.0.1:1",
-        "--model",
-        "m",
-        "--out",
-        str(tmp_path / "o"),
-    )
-    assert code == 2 and "not a folder" in err
+@pytest.mark.parametrize(
+    ("testset_dir", "base_url", "out_dir", "message"),
+    [
+        ("nope", "http://127.0.0.1:1", "o", "is not a folder of <id>.png files"),
+        ("empty", "http://127.0.0.1:1", "o", "holds no <id>.png files"),
+        ("testset", "http://127.0.0.1:1", "testset", "is the testset folder"),
+        ("testset", "127.0.0.1:1", "o", "must start with http://"),
+    ],
+)
+def test_usage_errors(testset, tmp_path, capsys, testset_dir, base_url, out_dir, message):
     (tmp_path / "empty").mkdir()
-    code, _, err = _predict(
-        capsys,
-        "--testset",
-        str(tmp_path / "empty"),
-        "--base-url",
-        "http://127.0.0.1:1",
-        "--model",
-        "m",
-        "--out",
-        str(tmp_path / "o"),
-    )
-    assert code == 2 and "holds no <id>.png files" in err
-    code, _, err = _predict(
-        capsys, "--testset", str(testset), "--base-url", "http://127.0.0.1:1", "--model", "m", "--out", str(testset)
-    )
-    assert code == 2 and "testset folder" in err
-    code, _, err = _predict(
-        capsys, "--testset", str(testset), "--base-url", "127.0.0.1:1", "--model", "m", "--out", str(tmp_path / "o")
-    )
-    assert code == 2 and "http://" in err
+    args = ["--testset", str(tmp_path / testset_dir), "--base-url", base_url, "--model", "m"]
+    code, summary, err = _predict(capsys, *args, "--out", str(tmp_path / out_dir))
+    assert code == 2 and summary is None and message in err
 
 
 @pytest.mark.slow
