@@ -28,7 +28,7 @@ def test_expectation_semantics():
 def test_working_pages_score_high(kind):
     page = make_page(kind, 3)
     results, score = run_cases(page["html"], page["test_cases"], policy=ScriptedPolicy())
-    assert score >= 0.9, [(r.task, r.verdict, r.error, r.details) for r in results]
+    assert score == 1.0, [(r.task, r.verdict, r.error, r.details) for r in results]
 
 
 @pytest.mark.browser
