@@ -7,12 +7,18 @@ import pytest
 from tests.eval.conftest import PAGES
 from vcoder.eval.clip_score import ClipScorer
 from vcoder.eval.results import FIELDS
-from vcoder.eval.scoring import score_rendered
+from vcoder.eval.scoring import prediction_html, score_rendered
 from vcoder.rendering import FailureKind, Rendered
 
-pytestmark = pytest.mark.browser
-
 BLOCKS = ("block_match", "text", "position", "color")
+
+
+def test_prediction_html_strips_chatter_and_wraps_bare_text():
+    assert prediction_html("Here:\n```html\n<p>x</p>\n```\nEnjoy!") == ("<p>x</p>", None)
+    assert prediction_html("sorry") == (
+        "<html><body><p>sorry</p></body></html>",
+        "no HTML found in the prediction; scored its text as a page",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +40,7 @@ def render(pool):
         ("simple_text", {"block_match": 1.0, "text": (1 + 20 / 22) / 2, "position": 1.0, "color": 1.0}),
     ],
 )
+@pytest.mark.browser
 def test_scored_pair_row(render, pair, expected):
     row = score_rendered("7", render(pair, "ref"), render(pair, "pred"))
     assert list(row)[: len(FIELDS)] == list(FIELDS) and row["id"] == "7" and row["error"] is None
@@ -42,6 +49,7 @@ def test_scored_pair_row(render, pair, expected):
     assert row["n_ref"] == 2 and row["n_matched"] == row["n_pred"] == (1 if pair == "simple_removed" else 2)
 
 
+@pytest.mark.browser
 def test_missing_and_unrenderable_predictions_score_zero(render):
     ref = render("simple_identical", "ref")
     missing = score_rendered("3", ref, None)
@@ -64,6 +72,7 @@ def test_missing_and_unrenderable_predictions_score_zero(render):
     }
 
 
+@pytest.mark.browser
 def test_a_reference_failure_has_no_scores(render):
     ref = Rendered.failure(FailureKind.BROWSER, "browser: Chromium died twice")
     row = score_rendered("5", ref, render("simple_identical", "pred"))
@@ -74,6 +83,7 @@ def test_a_reference_failure_has_no_scores(render):
     }
 
 
+@pytest.mark.browser
 def test_clip_joins_the_row_and_the_overall(render):
     scorer = ClipScorer.create(tiny=True)
     row = score_rendered("1", render("simple_identical", "ref"), render("simple_identical", "pred"), clip=scorer)
@@ -82,6 +92,7 @@ def test_clip_joins_the_row_and_the_overall(render):
     assert score_rendered("1", render("simple_identical", "ref"), None, clip=scorer)["clip"] == 0.0
 
 
+@pytest.mark.browser
 def test_a_crashing_metric_is_that_rows_error(render):
     ref = render("simple_identical", "ref")
     undecodable = Rendered(ok=True, png=b"not a png", width=1280, height=720, layout=ref.layout)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from vcoder.data.design2code import list_samples
 from vcoder.eval.results import BLOCK_METRICS, METRICS, ResultsWriter, is_done, read_results, summarise
-from vcoder.eval.scoring import clip_or_row, failure_row, pair_row, score_pair, thumbnail
+from vcoder.eval.scoring import clip_or_row, failure_row, pair_row, prediction_html, score_pair, thumbnail
 
 if TYPE_CHECKING:
     from vcoder.rendering import Rendered
@@ -57,14 +57,7 @@ def read_prediction(path: Path) -> tuple[str | None, str | None]:
     """(HTML to render, note) for a prediction file; (None, None) when the file does not exist."""
     if not path.is_file():
         return None, None
-    from vcoder.metrics import extract_html
-
-    raw = path.read_text(encoding="utf-8", errors="replace")
-    html = extract_html(raw)
-    if html is not None:
-        return html, None
-    # like the official make_html: output with no markup is scored as a page holding the text
-    return f"<html><body><p>{raw}</p></body></html>", "no HTML found in the prediction; scored its text as a page"
+    return prediction_html(path.read_text(encoding="utf-8", errors="replace"))
 
 
 @dataclass(frozen=True)

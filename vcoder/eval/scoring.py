@@ -1,6 +1,7 @@
 """Score one rendered Design2Code sample: block metrics, CLIP, and the evaluation's failure rules.
 
-:func:`score_rendered` turns a rendered (reference, prediction) pair into its ``results.jsonl`` row. The rules
+:func:`score_rendered` turns a rendered (reference, prediction) pair into its ``results.jsonl`` row;
+:func:`prediction_html` is the page a raw model output is scored as. The rules
 (:mod:`vcoder.eval.design2code` says why they differ from the official scoring code):
 
 - a reference that could not be rendered is not the model's fault: no scores, the error ``"reference failed to
@@ -65,6 +66,23 @@ def score_rendered(
         return row
     block = functools.partial(score_pair, ref.png, ref.layout, pred.png, pred.layout, None)
     return pair_row(sample_id, block, clip_value, metrics=metrics, note=note)
+
+
+def prediction_html(raw: str) -> tuple[str, str | None]:
+    """The page a raw model output is scored as, and a note when it held no HTML.
+
+    Fences and chatter are stripped (``vcoder.metrics.extract_html``); output with no markup at all is scored as a
+    page holding its text, as the official ``make_html`` does, and the note says so.
+
+    Returns:
+        ``(html, note)``; ``note`` is None when HTML was found.
+    """
+    from vcoder.metrics import extract_html
+
+    html = extract_html(raw)
+    if html is not None:
+        return html, None
+    return f"<html><body><p>{raw}</p></body></html>", "no HTML found in the prediction; scored its text as a page"
 
 
 def _extra(note: str | None) -> dict[str, Any]:
