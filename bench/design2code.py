@@ -26,8 +26,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ("orbit rocket launch payload module engine telemetry research budget mission science crew station "
-         "flight ground support tracking safety control system design team contact price plan data").split()  # fmt: skip
+WORDS = (
+    "orbit rocket launch payload module engine telemetry research budget mission science crew station "
+    "flight ground support tracking safety control system design team contact price plan data"
+).split()
 
 
 def sentence(rng: random.Random, n: int) -> str:

@@ -71,8 +71,11 @@ async def main(seeds: int, pool: BrowserPool) -> dict:
     for name, cases in HANG_CASES.items():
         t0 = time.perf_counter()
         (result,), _ = await arun_cases(HANG, cases, policy=policy, pool=apool)
-        containment[name] = {"seconds": round(time.perf_counter() - t0, 3), "verdict": result.verdict.value,
-                             "error": result.error}  # fmt: skip
+        containment[name] = {
+            "seconds": round(time.perf_counter() - t0, 3),
+            "verdict": result.verdict.value,
+            "error": result.error,
+        }
     return {
         "pages": len(pages),
         "cases": len(latency),

@@ -17,7 +17,7 @@ import time
 
 from PIL import Image
 
-from vcoder.chat.client import ChatClient, user_message
+from vcoder.chat import ChatClient, user_message
 
 
 def _png(i: int, size=(1280, 720)) -> bytes:
@@ -41,11 +41,15 @@ async def main(args) -> dict:
             reply = await client.chat(make(i), max_tokens=args.max_tokens)
             seconds.append(time.perf_counter() - start)
             prompt_tokens.append(reply.raw.get("usage", {}).get("prompt_tokens"))
-        out[name] = {"median_s": round(statistics.median(seconds), 3), "max_s": round(max(seconds), 3),
-                     "prompt_tokens": prompt_tokens[0]}  # fmt: skip
+        out[name] = {
+            "median_s": round(statistics.median(seconds), 3),
+            "max_s": round(max(seconds), 3),
+            "prompt_tokens": prompt_tokens[0],
+        }
     start = time.perf_counter()
-    await asyncio.gather(*(client.chat(cases["with_image_1280x720"](i), max_tokens=args.max_tokens)
-                           for i in range(args.repeats)))  # fmt: skip
+    await asyncio.gather(
+        *(client.chat(cases["with_image_1280x720"](i), max_tokens=args.max_tokens) for i in range(args.repeats))
+    )
     out[f"concurrent_{args.repeats}_with_image_s"] = round(time.perf_counter() - start, 3)
     await client.aclose()
     return out

@@ -49,8 +49,9 @@ def test_no_endpoint_gives_none_per_completion(monkeypatch):
 @pytest.mark.slow
 def test_scores_rendered_pages_with_the_judge():
     with ScriptedServer("Looks right. Score: 4") as server:
-        reward = make_screenshot_judge_reward(base_url=server.base_url, model="scripted", render_width=480,
-                                              render_height=320)  # fmt: skip
+        reward = make_screenshot_judge_reward(
+            base_url=server.base_url, model="scripted", render_width=480, render_height=320
+        )
         completions = [PAGE, "Sorry, I cannot help.", [{"role": "assistant", "content": PAGE}]]
         ref = Image.new("RGB", (480, 320), "white")
         scores = asyncio.run(reward(completions, image=[ref] * 3, instruction=["A bakery page"] * 3, log_extra=None))
@@ -64,6 +65,7 @@ def test_scores_rendered_pages_with_the_judge():
 @pytest.mark.slow
 def test_render_failure_is_zero_and_judge_failure_is_none():
     hang = "<html><body><h1>x</h1><script>while (true) {}</script></body></html>"
-    reward = make_screenshot_judge_reward(base_url=f"http://127.0.0.1:{dead_port()}", model="m",
-                                          judge_max_retries=0, render_timeout_ms=1500)  # fmt: skip
+    reward = make_screenshot_judge_reward(
+        base_url=f"http://127.0.0.1:{dead_port()}", model="m", judge_max_retries=0, render_timeout_ms=1500
+    )
     assert asyncio.run(reward([hang, PAGE])) == [0.0, None]

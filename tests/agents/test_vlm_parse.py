@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.agents.vlm_parse import ParsedAction, normalize_verdict, parse_action, parse_element, parse_score
+from vcoder.agents.actions import ACTIONS
+from vcoder.agents.vlm_parse import (
+    ParsedAction,
+    normalize_action_name,
+    normalize_verdict,
+    parse_action,
+    parse_element,
+    parse_score,
+)
 
 
 @pytest.mark.parametrize(
@@ -63,6 +71,21 @@ def test_parse_action_literal_replies(reply, expected):
 
 
 @pytest.mark.parametrize(
+    ("name", "expected"),
+    [(a, a) for a in ACTIONS]
+    + [
+        ("Go Back", "back"),
+        ("left-click", "click"),
+        ("FINAL_ANSWER:", "answer"),
+        ("fill in", "type"),
+        ("dance", None),
+    ],
+)
+def test_every_action_and_its_synonyms_normalise(name, expected):
+    assert normalize_action_name(name) == expected
+
+
+@pytest.mark.parametrize(
     "reply",
     ["", "   ", "I am not sure what to do here.", "{}", '{"foo": 1}', "{'action': 'dance'}", "{{{{", None, 42],
 )
@@ -78,7 +101,7 @@ def test_parse_action_survives_random_noise():
     for _ in range(500):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
         result = parse_action(text)
-        assert result is None or isinstance(result, ParsedAction)
+        assert result is None or result.kind in ACTIONS
 
 
 @pytest.mark.parametrize(

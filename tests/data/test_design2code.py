@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.data.design2code import export_testset, load_design2code
+from vcoder.data.design2code import export_testset, list_samples, load_design2code, sample_key
 
 
 @pytest.fixture
@@ -58,3 +58,20 @@ def test_errors_name_the_problem(tmp_path, folder_release, write_parquet):
         list(load_design2code(folder_release))
     with pytest.raises(FileNotFoundError, match="neither an existing path nor a hub name"):
         list(load_design2code(tmp_path / "nothing"))
+
+
+def test_sample_ids_sort_as_the_benchmark_numbers_them():
+    ids = ["10", "2", "a10", "a2", "1", "b", "2a"]
+    assert sorted(ids, key=sample_key) == ["1", "2", "2a", "10", "a2", "a10", "b"]
+
+
+def test_list_samples_of_pages_and_screenshots(folder_release, tmp_path):
+    assert list_samples(folder_release) == ["1", "2", "10"]
+    (folder_release / "3_marker.png").write_bytes(b"")  # the release's marker screenshots are not samples
+    (folder_release / "3.png").write_bytes(b"")
+    assert list_samples(folder_release, suffix=".png") == ["1", "2", "3", "10"]
+    with pytest.raises(FileNotFoundError, match=r"'.*nothing' is not a folder of <id>.html files; make one with"):
+        list_samples(tmp_path / "nothing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match=r"holds no <id>.png files; is it the right folder\?"):
+        list_samples(tmp_path / "empty", suffix=".png")

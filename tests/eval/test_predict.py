@@ -11,8 +11,9 @@ import pytest
 from PIL import Image
 
 from tests.servers import ScriptedServer, dead_port
+from vcoder.chat import image_data_url
 from vcoder.cli import main
-from vcoder.eval.predict import DESIGN2CODE_PROMPT, list_samples, make_prompt
+from vcoder.eval.predict import DESIGN2CODE_PROMPT, make_prompt
 
 HTML_REPLY = "Here you go:\n```html\n<html><body><h1>Hello</h1></body></html>\n```"
 
@@ -46,25 +47,21 @@ def testset(tmp_path) -> Path:
     return _make_testset(tmp_path / "testset")
 
 
-def test_list_samples_numeric_order(tmp_path):
-    root = _make_testset(tmp_path / "t", n=3)
-    (root / "10.png").write_bytes((root / "1.png").read_bytes())
-    assert list_samples(root) == ["1", "2", "3", "10"]
-    with pytest.raises(ValueError, match="no <id>.png"):
-        list_samples(tmp_path)
-
-
-def test_prompts():
+def test_prompts(testset):
+    png = (testset / "1.png").read_bytes()
+    image = {"type": "image_url", "image_url": {"url": image_data_url(png)}}
     d2c = make_prompt("design2code")
-    assert "rick.jpg" in d2c.user and d2c.system is None
-    msgs = d2c.messages(b"\x89PNG fake")
-    assert [p["type"] for p in msgs[-1]["content"]] == ["text", "image_url"]
+    assert d2c.system is None and d2c.user == DESIGN2CODE_PROMPT and "rick.jpg" in d2c.user
+    assert d2c.messages(png) == [{"role": "user", "content": [{"type": "text", "text": DESIGN2CODE_PROMPT}, image]}]
     training = make_prompt("training")
     from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT
 
     assert (training.system, training.user) == (DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT)
-    assert [p["type"] for p in training.messages(b"\x89PNG")[-1]["content"]] == ["image_url", "text"]
-    with pytest.raises(ValueError, match="unknown prompt style"):
+    assert training.messages(png) == [
+        {"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
+        {"role": "user", "content": [image, {"type": "text", "text": DEFAULT_USER_PROMPT}]},
+    ]
+    with pytest.raises(ValueError, match="unknown prompt style 'fancy'; choose one of design2code, training"):
         make_prompt("fancy")
 
 
@@ -168,16 +165,20 @@ def test_unreachable_server_and_wrong_model_write_nothing(testset, tmp_path, cap
     assert code == 2 and "'typo'" in err and "real-model" in err and not out.exists()
 
 
-def test_usage_errors(testset, tmp_path, capsys):
-    code, _, err = _predict(capsys, "--testset", str(tmp_path / "nope"), "--base-url", "http://127.0.0.1:1",
-                            "--model", "m", "--out", str(tmp_path / "o"))  # fmt: skip
-    assert code == 2 and "not a folder" in err
-    code, _, err = _predict(capsys, "--testset", str(testset), "--base-url", "http://127.0.0.1:1", "--model", "m",
-                            "--out", str(testset))  # fmt: skip
-    assert code == 2 and "testset folder" in err
-    code, _, err = _predict(capsys, "--testset", str(testset), "--base-url", "127.0.0.1:1", "--model", "m",
-                            "--out", str(tmp_path / "o"))  # fmt: skip
-    assert code == 2 and "http://" in err
+@pytest.mark.parametrize(
+    ("testset_dir", "base_url", "out_dir", "message"),
+    [
+        ("nope", "http://127.0.0.1:1", "o", "is not a folder of <id>.png files"),
+        ("empty", "http://127.0.0.1:1", "o", "holds no <id>.png files"),
+        ("testset", "http://127.0.0.1:1", "testset", "is the testset folder"),
+        ("testset", "127.0.0.1:1", "o", "must start with http://"),
+    ],
+)
+def test_usage_errors(testset, tmp_path, capsys, testset_dir, base_url, out_dir, message):
+    (tmp_path / "empty").mkdir()
+    args = ["--testset", str(tmp_path / testset_dir), "--base-url", base_url, "--model", "m"]
+    code, summary, err = _predict(capsys, *args, "--out", str(tmp_path / out_dir))
+    assert code == 2 and summary is None and message in err
 
 
 @pytest.mark.slow

@@ -6,9 +6,8 @@ import pytest
 from PIL import Image
 
 from vcoder.eval.report import render_report, write_report
+from vcoder.eval.results import BLOCK_METRICS as METRICS4
 from vcoder.eval.results import make_row, summarise, zero_row
-
-METRICS4 = ("block_match", "text", "position", "color")
 
 
 @pytest.fixture
@@ -23,10 +22,8 @@ def run(tmp_path):
             "1",
             {"block_match": 0.9, "text": 0.8, "position": 0.7, "color": 0.6},
             metrics=METRICS4,
-            n_ref=3,
-            n_pred=2,
-            n_matched=2,
-        ),  # fmt: skip
+            extra={"n_ref": 3, "n_pred": 2, "n_matched": 2},
+        ),
         make_row("2", {"block_match": 0.2, "text": 0.5, "position": 0.4, "color": 0.3}, metrics=METRICS4),
         zero_row("3", "missing prediction", metrics=METRICS4),
     ]
@@ -42,6 +39,7 @@ def test_report_is_self_contained_with_scores_errors_and_sorting(run):
     assert "missing prediction" in page and "no screenshot" in page
     assert 'data-blockmatch="0.9"' in page and "sortBy('overall'" in page
     assert "0.750" in page  # sample 1's overall (mean of the four) is shown
+    assert "<td>blocks ref/pred</td><td>3/2</td>" in page and "<b>Missing:</b> 3" in page
     assert summary["overall"] == pytest.approx((0.75 + 0.35 + 0.0) / 3)
 
 

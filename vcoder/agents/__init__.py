@@ -1,10 +1,13 @@
 """GUI agents and the screenshot judge: test whether a rendered page works, and grade how it looks.
 
-``GuiEnv`` observes (screenshot + numbered interactive elements) and acts (click, type, select, press, scroll,
-wait, back, answer) on a hermetic page; a ``Policy`` (``ScriptedPolicy`` for structured test cases,
-``VLMPolicy`` for natural-language ones) runs a ``TestCase`` to a ``Verdict`` (YES / PARTIAL / NO);
-``run_cases`` runs a page's cases. ``ScreenshotJudge`` grades appearance through any OpenAI-compatible endpoint.
-Names are imported on first use, so ``import vcoder.agents`` stays light.
+Agents own the live pages they get from the renderer (``AsyncBrowserPool.open_page``) while they hold them, and
+drive them with Playwright's own ``Page`` API. ``GuiEnv`` observes (screenshot + numbered interactive elements) and
+acts (click, type, select, press, scroll, wait, back, answer) on such a page, within the bounds ``PageGuard`` keeps
+(deadline, per-call timeouts, hung pages, navigation away); a ``Policy`` (``ScriptedPolicy`` for structured test
+cases, ``VLMPolicy`` for natural-language ones) runs a ``TestCase`` to a ``Verdict`` (YES / PARTIAL / NO);
+``run_cases`` runs a page's cases, each on a fresh page. ``ScreenshotJudge`` grades appearance through any
+OpenAI-compatible endpoint (``vcoder.chat``). Names are imported on first use, so ``import vcoder.agents`` stays
+light.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ _EXPORTS = {
     "ActionResult": "vcoder.agents.actions",
     "Observation": "vcoder.agents.actions",
     "GuiEnv": "vcoder.agents.env",
+    "PageGuard": "vcoder.agents.guard",
     "CaseError": "vcoder.agents.policy",
     "CaseResult": "vcoder.agents.policy",
     "Policy": "vcoder.agents.policy",

@@ -1,11 +1,10 @@
-"""A GUI environment over one live page: observe (screenshot + numbered interactive elements), act, stay contained.
+"""A GUI environment over one live page: observe (screenshot + numbered interactive elements) and act.
 
 The page comes from the hermetic rendering pool (``AsyncBrowserPool.open_page``), so its JavaScript runs but
 nothing reaches the network. ``GuiEnv`` adds what an agent needs on top: numbered interactive elements, a marked
-screenshot for VLM policies (WebVoyager-style set-of-marks), a small action space, a step limit (WebGen-Bench
-allows 15 actions), an episode deadline, and per-action timeouts. Every browser call goes through
-``asyncio.wait_for``: a page whose click handler loops forever ends the episode with ``error="page hung: ..."``
-instead of hanging the caller, and ``page_broken`` tells the runner to have the pool replace the page.
+screenshot for VLM policies (WebVoyager-style set-of-marks), a small action space and a step limit (WebGen-Bench
+allows 15 actions). The episode's bounds (deadline, per-action timeouts, hang and navigation containment) come from
+:class:`vcoder.agents.guard.PageGuard`, which every browser call goes through.
 
 Example (inside a coroutine, with ``page`` from the pool)::
 
@@ -20,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 from vcoder.agents.actions import ACTIONS, Action, ActionResult, ActionTimeout, Observation, PageHung
+from vcoder.agents.guard import PageGuard
 from vcoder.agents.marks import ELEMENTS_JS, INTERACTIVE_SELECTOR, Element, draw_marks
 
 logger = logging.getLogger(__name__)
@@ -36,16 +35,14 @@ __all__ = [
     "Element",
     "GuiEnv",
     "Observation",
+    "PageGuard",
     "PageHung",
     "draw_marks",
 ]
 
-#: seconds a page gets to answer a trivial evaluate before it is declared hung
-ALIVE_TIMEOUT_S = 3.0
 
-
-class GuiEnv:
-    """One episode on one live page.
+class GuiEnv(PageGuard):
+    """One episode on one live page: numbered elements, observations and actions, within the guard's bounds.
 
     Args:
         page: a live Playwright ``Page`` (from the rendering pool; the env never opens or closes pages).
@@ -66,78 +63,13 @@ class GuiEnv:
     ) -> None:
         if step_limit < 1:
             raise ValueError(f"step_limit must be >= 1, got {step_limit}")
-        if deadline_ms <= 0 or action_timeout_ms <= 0:
-            raise ValueError(f"deadline_ms and action_timeout_ms must be > 0, got {deadline_ms}, {action_timeout_ms}")
-        self.page = page
+        super().__init__(page, deadline_ms=deadline_ms, action_timeout_ms=action_timeout_ms)
         self.step_limit = step_limit
-        self.deadline_ms = deadline_ms
-        self.action_timeout_ms = action_timeout_ms
         self.max_elements = max_elements
         self.steps_taken = 0
-        self.done = False
-        self.error: str | None = None
         self.answer: str | None = None
-        self.page_broken = False
-        self._t0 = time.monotonic()
         self._start_url = page.url
-        self._token: str | None = None
-        self._left: str | None = None
-        # a main-frame navigation request means the page is leaving its document (the pool blocks it, and the
-        # error page arrives a moment later: the request event is the earliest, race-free sign)
-        page.on("request", self._on_request)
         self._elements: tuple[Element, ...] = ()
-
-    @property
-    def remaining_s(self) -> float:
-        """Seconds left before the episode deadline (never negative)."""
-        return max(0.0, self.deadline_ms / 1000 - (time.monotonic() - self._t0))
-
-    def end(self, error: str | None = None) -> None:
-        """End the episode (first error wins)."""
-        self.done = True
-        if error and not self.error:
-            self.error = error
-
-    async def guard(self, coro: Any, *, what: str, timeout_ms: float | None = None) -> Any:
-        """Await a browser call under the action timeout (capped by the deadline); a hang ends the episode.
-
-        Args:
-            coro: the awaitable (a Playwright call).
-            what: short description for the error message.
-            timeout_ms: budget override in ms; default ``action_timeout_ms`` plus a small margin so Playwright's
-                own timeout (a normal "element not found") fires first.
-
-        Returns:
-            The call's result.
-
-        Raises:
-            ActionTimeout: the call did not return in time but the page still answers (the action failed).
-            PageHung: the call did not return in time and the page no longer answers, or the deadline passed; the
-                episode is then over (``page_broken`` set for a hung page).
-        """
-        budget = (timeout_ms if timeout_ms is not None else self.action_timeout_ms + 1000) / 1000
-        budget = min(budget, self.remaining_s)
-        try:
-            return await asyncio.wait_for(coro, timeout=max(budget, 0.01))
-        except asyncio.TimeoutError:
-            if self.remaining_s <= 0:
-                self.end(f"deadline: episode exceeded {self.deadline_ms:g} ms during {what}")
-                raise PageHung(self.error) from None
-        # slow is not hung (a loaded machine delays everything): only a page that no longer answers is broken
-        if await self.alive():
-            raise ActionTimeout(f"{what} did not finish within {budget:.1f} s")
-        raise PageHung(self.error)
-
-    async def alive(self) -> bool:
-        """Whether the page still answers a trivial evaluate quickly (after a Playwright timeout: slow or hung?)."""
-        try:
-            # generous: on a loaded machine a healthy page can take a second to answer; a looping one never does
-            await asyncio.wait_for(self.page.evaluate("1"), timeout=min(ALIVE_TIMEOUT_S, max(self.remaining_s, 0.01)))
-            return True
-        except Exception:
-            self.page_broken = True
-            self.end("page hung: the page stopped responding (a script is looping or the tab crashed)")
-            return False
 
     async def resolve(self, target: int | str) -> Any:
         """What an action acts on: a Playwright ``Locator`` (first match) for a selector, or the ``ElementHandle``
@@ -196,7 +128,7 @@ class GuiEnv:
         Raises:
             PageHung: when the page no longer answers (the episode is then over).
         """
-        await self._ensure_started()
+        await self.ensure_started()
         elements = await self.elements()
         png = await self.screenshot()
         return Observation(
@@ -211,12 +143,6 @@ class GuiEnv:
         """The viewport PNG with each in-view element's box and number drawn on it (for VLM policies)."""
         obs = observation or await self.observe()
         return draw_marks(obs.png, obs.elements)
-
-    async def _ensure_started(self) -> None:
-        if self._token is None:
-            # a page-side marker tells later whether the document is still the one the episode started on
-            self._token = f"vc{id(self):x}{time.monotonic_ns():x}"
-            await self.guard(self.page.evaluate("t => { window.__vcoderEnv = t; }", self._token), what="start")
 
     async def act(self, action: Action) -> ActionResult:
         """Perform one action; never raises for page behaviour.
@@ -242,14 +168,13 @@ class GuiEnv:
             return ActionResult(False, self.error, True)
         self.steps_taken += 1
         try:
-            await self._ensure_started()
+            await self.ensure_started()
             await self._do(action)
-            await self._check_document()
+            await self.check_document()
         except PageHung:
             return ActionResult(False, self.error, True)
         except Exception as exc:  # Playwright errors, bad targets: the action failed, the page may be fine
-            if self._left and not self.done:  # the action started a navigation (the pool blocked it)
-                self.end(f"navigated away: the page tried to load {self._left}")
+            self.end_if_navigating()  # the action may have started a navigation (the pool blocked it)
             if self.done:
                 return ActionResult(False, self.error, True)
             if "Timeout" in type(exc).__name__ and not isinstance(exc, ActionTimeout) and not await self.alive():
@@ -301,42 +226,6 @@ class GuiEnv:
                 raise ValueError("there is no earlier state of this page to go back to")
             await self.guard(self.page.evaluate("() => history.back()"), what="back")
             await asyncio.sleep(0.05)
-
-    def _on_request(self, request: Any) -> None:
-        try:
-            if self._left is None and request.is_navigation_request() and request.frame == self.page.main_frame:
-                self._left = request.url
-        except Exception:  # a request of a frame that is already gone
-            pass
-
-    def close(self) -> None:
-        """Detach from the page (the pool reuses it for other pages); the runner calls this after each case."""
-        self.end()
-        try:
-            self.page.remove_listener("request", self._on_request)
-        except Exception:
-            pass
-
-    async def check_document(self) -> bool:
-        """Whether the page is still the document the episode started on; ends the episode if it left it."""
-        if self._token is not None and not self.done:
-            await self._check_document()
-        elif self._left and not self.error:
-            self.end(f"navigated away: the page tried to load {self._left}")
-        return not (self.error or "").startswith("navigated away")
-
-    async def _check_document(self) -> None:
-        if self._left:
-            self.end(f"navigated away: the page tried to load {self._left}")
-            return
-        try:
-            marker = await self.guard(self.page.evaluate("() => window.__vcoderEnv || null"), what="checking page")
-        except PageHung:
-            raise
-        except Exception:  # execution context destroyed: a navigation is under way
-            marker = None
-        if marker != self._token:
-            self.end(f"navigated away: the page left its document (now at {self.page.url})")
 
     async def click(self, target: int | str) -> ActionResult:
         return await self.act(Action("click", target))

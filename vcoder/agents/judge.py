@@ -22,7 +22,7 @@ from collections import OrderedDict
 from typing import Any
 
 from vcoder.agents.vlm_parse import parse_score
-from vcoder.chat.client import ChatClient, ChatError, image_data_url
+from vcoder.chat import ChatClient, ChatError, user_message
 from vcoder.images import to_png
 
 logger = logging.getLogger(__name__)
@@ -148,10 +148,9 @@ class ScreenshotJudge:
         else:
             text = INSTRUCTION_PROMPT.format(instruction=instruction) if instruction else PLAIN_PROMPT
             images = [page_png]
-        parts = [{"type": "image_url", "image_url": {"url": image_data_url(img)}} for img in images]
         return [
             {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
-            {"role": "user", "content": [*parts, {"type": "text", "text": text}]},
+            user_message(text, images=images, images_first=True),
         ]
 
     async def grade_reply(

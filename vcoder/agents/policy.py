@@ -48,10 +48,13 @@ class Verdict(str, enum.Enum):
         return {"YES": 1.0, "PARTIAL": 0.5, "NO": 0.0}[self.value]
 
     @staticmethod
-    def parse(text: str) -> Verdict | None:
-        """Read a verdict word (case-insensitive, surrounding punctuation ignored); None if it is not one."""
-        word = str(text).strip().strip(".!:\"'`*").upper()
-        return Verdict.__members__.get(word)
+    def parse(text: Any) -> Verdict | None:
+        """Read a verdict as a model writes it (``"yes."``, ``"**Partial**"``, ``"pass"``, ``True``); None if there
+        is none (the words are :func:`vcoder.agents.vlm_parse.normalize_verdict`'s)."""
+        from vcoder.agents.vlm_parse import normalize_verdict
+
+        word = normalize_verdict(text)
+        return None if word is None else Verdict(word)
 
 
 @dataclass(frozen=True)

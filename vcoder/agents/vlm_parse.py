@@ -14,30 +14,32 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from vcoder.agents.actions import ACTIONS
 from vcoder.metrics.extract import strip_think
 
-ACTIONS = ("click", "type", "select", "press", "scroll", "wait", "back", "answer")
-VERDICTS = ("YES", "PARTIAL", "NO")
-
-_SYNONYMS = {
-    "click": "click", "tap": "click", "push": "click", "toggle": "click", "check": "click", "open": "click",
-    "click_element": "click", "clickelement": "click", "press_button": "click", "left_click": "click",
-    "type": "type", "fill": "type", "input": "type", "enter_text": "type", "write": "type", "type_text": "type",
-    "typetext": "type", "fill_in": "type", "set_text": "type",
-    "select": "select", "choose": "select", "pick": "select", "select_option": "select", "dropdown": "select",
-    "press": "press", "key": "press", "keypress": "press", "press_key": "press", "hit": "press", "hotkey": "press",
-    "scroll": "scroll", "scroll_down": "scroll", "scroll_up": "scroll", "scrolldown": "scroll", "scrollup": "scroll",
-    "wait": "wait", "sleep": "wait", "pause": "wait", "noop": "wait",
-    "back": "back", "go_back": "back", "goback": "back", "navigate_back": "back", "return": "back",
-    "answer": "answer", "finish": "answer", "done": "answer", "stop": "answer", "final": "answer",
-    "final_answer": "answer", "verdict": "answer", "respond": "answer", "conclude": "answer", "submit_answer": "answer",
-}  # fmt: skip
-
+# the other words models use for the actions (any case; spaces and dashes read as underscores)
+_ACTION_SYNONYMS = {
+    "click": "tap push toggle check open click_element clickelement press_button left_click",
+    "type": "fill input enter_text write type_text typetext fill_in set_text",
+    "select": "choose pick select_option dropdown",
+    "press": "key keypress press_key hit hotkey",
+    "scroll": "scroll_down scroll_up scrolldown scrollup",
+    "wait": "sleep pause noop",
+    "back": "go_back goback navigate_back return",
+    "answer": "finish done stop final final_answer verdict respond conclude submit_answer",
+}
+_SYNONYMS = {action: action for action in ACTIONS} | {
+    word: action for action, words in _ACTION_SYNONYMS.items() for word in words.split()
+}
 _VERDICT_WORDS = {
-    "YES": "YES", "PASS": "YES", "PASSED": "YES", "SUCCESS": "YES", "TRUE": "YES", "SUCCEEDED": "YES",
-    "PARTIAL": "PARTIAL", "PARTIALLY": "PARTIAL", "PARTLY": "PARTIAL",
-    "NO": "NO", "FAIL": "NO", "FAILED": "NO", "FAILURE": "NO", "FALSE": "NO",
-}  # fmt: skip
+    word: verdict
+    for verdict, words in {
+        "YES": "YES PASS PASSED SUCCESS TRUE SUCCEEDED",
+        "PARTIAL": "PARTIAL PARTIALLY PARTLY",
+        "NO": "NO FAIL FAILED FAILURE FALSE",
+    }.items()
+    for word in words.split()
+}
 
 _ACTION_KEYS = ("action", "action_type", "act", "name", "command", "operation", "type")
 _ELEMENT_KEYS = ("element", "element_id", "id", "index", "target", "mark", "label", "elem", "idx", "ref")

@@ -23,7 +23,7 @@ from typing import Any
 from vcoder.agents.env import Action, GuiEnv, Observation, PageHung, draw_marks
 from vcoder.agents.policy import CaseResult, Policy, TestCase, Verdict
 from vcoder.agents.vlm_parse import ParsedAction, parse_action
-from vcoder.chat.client import ChatClient, ChatError, image_data_url
+from vcoder.chat import ChatClient, ChatError, user_message
 
 logger = logging.getLogger(__name__)
 
@@ -120,11 +120,8 @@ class VLMPolicy(Policy):
         lines += ["Previous actions:", *(past or ["(none yet)"]), ""]
         lines += [f"Interactive elements ({obs.steps_left} actions left):", *(listed or ["(none)"]), ""]
         lines.append(FINAL_PROMPT if final else "Your next action (one JSON object):")
-        content = [
-            {"type": "image_url", "image_url": {"url": image_data_url(marked_png)}},
-            {"type": "text", "text": "\n".join(lines)},
-        ]
-        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]
+        user = user_message("\n".join(lines), images=[marked_png], images_first=True)
+        return [{"role": "system", "content": SYSTEM_PROMPT}, user]
 
     async def _ask(self, env: GuiEnv, messages: list[dict[str, Any]]) -> str:
         # a request may not outlive the episode: the runner would cancel the whole case otherwise

@@ -1,18 +1,13 @@
 """An async client for OpenAI-compatible chat servers (vLLM, ``trl vllm-serve``, ``transformers serve``).
 
 Shared infrastructure: the GUI agent's VLM policy, the screenshot judge and the prediction runner all talk to their
-models through ``ChatClient``; ``user_message`` and ``image_data_url`` build the OpenAI message format.
+models through ``ChatClient``; ``user_message`` and ``image_data_url`` build the OpenAI message format. Modules:
+``messages`` (message and URL helpers), ``errors`` (the ``ChatError`` family), ``transport`` (HTTP, retries),
+``client`` (the chat API).
 """
 
-from vcoder.chat.client import (
-    BadResponse,
-    ChatClient,
-    ChatError,
-    ChatResponse,
-    RequestFailed,
-    ServerUnreachable,
-    UnknownModel,
-)
+from vcoder.chat.client import ChatClient, ChatResponse
+from vcoder.chat.errors import BadResponse, ChatError, RequestFailed, ServerUnreachable, UnknownModel
 from vcoder.chat.messages import image_data_url, normalize_base_url, user_message
 
 __all__ = [

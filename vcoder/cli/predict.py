@@ -52,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
-    from vcoder.chat.client import ChatClient, ChatError
-    from vcoder.eval.predict import list_samples, make_prompt, predict_testset
+    from vcoder.chat import ChatClient, ChatError
+    from vcoder.data.design2code import list_samples
+    from vcoder.eval.predict import make_prompt, predict_testset
 
     def usage(message: str) -> int:
         print(f"vcoder predict: error: {message}", file=sys.stderr)
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             f"--timeout-ms ({args.timeout_ms}) > 0, --retries ({args.retries}) >= 0"
         )
     try:
-        list_samples(args.testset)
+        list_samples(args.testset, suffix=".png")
         if Path(args.out).resolve() == Path(args.testset).resolve():
             return usage(f"--out {args.out!r} is the testset folder; give a separate predictions folder")
         prompt = make_prompt(args.prompt, config=args.config)
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             max_retries=args.retries,
             max_concurrency=args.concurrency,
         )
-    except ValueError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         return usage(str(exc))
     ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
     sampling = {"temperature": args.temperature, "max_tokens": args.max_tokens, "seed": args.seed}

@@ -6,12 +6,14 @@
   That release drops the ids: rows are numbered ``0..N-1`` in file order, and a warning says so.
 - A hub name (``datasets.load_dataset(name, split="train")``) for users with hub access; ids as for parquet.
 
-:func:`export_testset` writes the layout ``vcoder eval design2code`` and ``vcoder predict`` read.
+:func:`export_testset` writes the layout ``vcoder eval design2code`` and ``vcoder predict`` read;
+:func:`list_samples` lists a folder's sample ids in the benchmark's order (:func:`sample_key`), for all of them.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -62,20 +64,47 @@ def iter_pairs(source: str | Path = HUB_ID) -> Iterator[tuple[str, str, Any]]:
     return ((str(i), row["text"], row["image"]) for i, row in enumerate(ds))
 
 
-def _sort_key(stem: str):
-    # numeric ids sort as numbers (2 before 10), like the benchmark's own listings
-    return (0, int(stem), "") if stem.isdigit() else (1, 0, stem)
+def sample_key(sample_id: str) -> tuple:
+    """Sort key of a sample id as Design2Code numbers them: digit runs as numbers (2 before 10), the rest as text."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", sample_id) if p)
+
+
+def list_samples(folder: str | os.PathLike, *, suffix: str = ".html") -> list[str]:
+    """Sample ids of a Design2Code-layout folder: the stems of its ``<id><suffix>`` files, in :func:`sample_key` order.
+
+    Args:
+        folder: a testset (``vcoder data design2code``), a predictions folder or the folder release.
+        suffix: ``.html`` (pages: references or predictions) or ``.png`` (screenshots; the ``<id>_marker.png``
+            files of the benchmark's release are not samples).
+
+    Returns:
+        The ids, e.g. ``["1", "2", "10"]``.
+
+    Raises:
+        FileNotFoundError: ``folder`` is not a folder, or holds no ``<id><suffix>`` file.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise FileNotFoundError(
+            f"testset {str(root)!r} is not a folder of <id>{suffix} files; make one with `vcoder data design2code`"
+        )
+    ids = [p.stem for p in root.glob(f"*{suffix}") if p.is_file() and not p.stem.endswith("_marker")]
+    if not ids:
+        raise FileNotFoundError(f"testset {str(root)!r} holds no <id>{suffix} files; is it the right folder?")
+    return sorted(ids, key=sample_key)
 
 
 def _folder_pairs(folder: Path) -> Iterator[tuple[str, str, Any]]:
-    pages = sorted(folder.glob("*.html"), key=lambda p: _sort_key(p.stem))
-    missing = [p.name for p in pages if not p.with_suffix(".png").exists()]
+    ids = list_samples(folder)
+    missing = [f"{i}.html" for i in ids if not (folder / f"{i}.png").exists()]
     if missing:
         raise FileNotFoundError(
             f"{len(missing)} page(s) in {str(folder)!r} have no screenshot (e.g. {missing[:3]}); "
             "each <id>.html needs an <id>.png beside it"
         )
-    return ((p.stem, p.read_text(encoding="utf-8", errors="replace"), p.with_suffix(".png")) for p in pages)
+    return (
+        (i, (folder / f"{i}.html").read_text(encoding="utf-8", errors="replace"), folder / f"{i}.png") for i in ids
+    )
 
 
 def load_design2code(

@@ -4,7 +4,9 @@ Six kinds (counter, todo list, signup form with validation, tabs, modal, accordi
 accent colour, labels, items, numbers). Each page comes with the instruction a model would be given and the
 scripted test cases that grade it (see :mod:`vcoder.agents.policy`). Broken variants reproduce the bugs generated
 pages have: ``handler_removed`` (no script), ``wrong_element`` (listeners attached to the heading instead of the
-controls) and ``validation_missing`` (the form accepts anything; form pages only).
+controls) and ``validation_missing`` (the form accepts anything; form pages only). The builders live in
+:mod:`vcoder.data.interactive_controls` (counter, todo, form) and :mod:`vcoder.data.interactive_widgets` (tabs,
+modal, accordion); what they share is in :mod:`vcoder.data.interactive_parts`.
 
 Example:
     >>> page = make_page("counter", seed=3)
@@ -21,9 +23,19 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from vcoder.data.interactive_kinds import BUILDERS, WORDS
+from vcoder.data import interactive_controls, interactive_widgets
+from vcoder.data.interactive_parts import WORDS
 
-KINDS = ("counter", "todo", "form", "tabs", "modal", "accordion")
+#: page kind -> builder (the contract is in :mod:`vcoder.data.interactive_parts`)
+BUILDERS = {
+    "counter": interactive_controls.counter,
+    "todo": interactive_controls.todo,
+    "form": interactive_controls.form,
+    "tabs": interactive_widgets.tabs,
+    "modal": interactive_widgets.modal,
+    "accordion": interactive_widgets.accordion,
+}
+KINDS = tuple(BUILDERS)
 BROKEN = ("handler_removed", "wrong_element", "validation_missing")
 _ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
 _FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")

@@ -3,7 +3,8 @@
 ``evaluate(testset, predictions, out)`` writes ``out/results.jsonl`` (one flushed line per sample, resumable),
 ``out/summary.json`` and ``out/report.html`` and returns the summary. Pages are rendered the benchmark's way
 (Chromium, viewport 1280x720, full page) in vcoder's hermetic pool with ``base_dir`` = the testset folder for BOTH
-pages, so ``rick.jpg`` and other assets beside the references serve the predictions too. The block metrics
+pages, so ``rick.jpg`` and other assets beside the references serve the predictions too. Each rendered pair is
+scored by the rules of :mod:`vcoder.eval.scoring` (``score_rendered`` scores one pair alone): the block metrics
 (``vcoder.metrics.block_scores``) run in worker processes while the browser renders the next pages; CLIP runs in
 this process (``vcoder.eval.clip_score``).
 
@@ -31,84 +32,76 @@ Deliberate deviations from the official scoring code (Si et al., 2024, ``metrics
 from __future__ import annotations
 
 import concurrent.futures as cf
-import io
 import json
 import logging
 import multiprocessing
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vcoder.eval.results import (
-    METRICS,
-    ResultsWriter,
-    is_done,
-    make_row,
-    natural_key,
-    read_results,
-    summarise,
-    zero_row,
-)
+from vcoder.data.design2code import list_samples
+from vcoder.eval.results import BLOCK_METRICS, METRICS, ResultsWriter, is_done, read_results, summarise
+from vcoder.eval.scoring import clip_or_row, failure_row, pair_row, prediction_html, score_pair, thumbnail
+
+if TYPE_CHECKING:
+    from vcoder.rendering import Rendered
 
 logger = logging.getLogger(__name__)
 
 VIEWPORT = (1280, 720)  # Design2Code's screenshot viewport (Playwright's default); full-page screenshots
-THUMB_WIDTH, THUMB_MAX_HEIGHT = 360, 1400
-
-
-def list_samples(testset: str | os.PathLike) -> list[str]:
-    """Sample ids of a testset folder: the stems of its ``<id>.html`` files, in Design2Code's numeric order."""
-    folder = Path(testset)
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"testset folder {str(folder)!r} does not exist; make one with `vcoder data design2code`"
-        )
-    ids = sorted((p.stem for p in folder.glob("*.html") if p.is_file()), key=natural_key)
-    if not ids:
-        raise FileNotFoundError(f"testset folder {str(folder)!r} has no <id>.html files; is it the right folder?")
-    return ids
 
 
 def read_prediction(path: Path) -> tuple[str | None, str | None]:
     """(HTML to render, note) for a prediction file; (None, None) when the file does not exist."""
     if not path.is_file():
         return None, None
-    from vcoder.metrics import extract_html
-
-    raw = path.read_text(encoding="utf-8", errors="replace")
-    html = extract_html(raw)
-    if html is not None:
-        return html, None
-    # like the official make_html: output with no markup is scored as a page holding the text
-    return f"<html><body><p>{raw}</p></body></html>", "no HTML found in the prediction; scored its text as a page"
+    return prediction_html(path.read_text(encoding="utf-8", errors="replace"))
 
 
-def _thumbnail(png: bytes, path: Path) -> None:
-    from PIL import Image
+@dataclass(frozen=True)
+class _Options:
+    """What one run renders and scores with (``evaluate``'s arguments, resolved)."""
 
-    with Image.open(io.BytesIO(png)) as img:
-        img = img.convert("RGB")
-        scale = THUMB_WIDTH / max(img.width, 1)
-        small = img.resize((THUMB_WIDTH, max(1, round(img.height * scale))), Image.BILINEAR)
-        if small.height > THUMB_MAX_HEIGHT:  # long pages: the top is what a person compares first
-            small = small.crop((0, 0, THUMB_WIDTH, THUMB_MAX_HEIGHT))
-        small.save(path, "JPEG", quality=72)
+    testset: Path
+    predictions: Path
+    out: Path
+    metrics: tuple[str, ...]
+    overwrite: bool
+    workers: int | None
+    max_pages: int
+    timeout_ms: float
+    chunk: int
+    progress: bool
+
+    @property
+    def results_path(self) -> Path:
+        return self.out / "results.jsonl"
+
+    def thumbs(self, sample_id: str) -> tuple[str, str]:
+        """Where the report's reference and prediction thumbnails of a sample go."""
+        return str(self.out / "thumbs" / f"{sample_id}.ref.jpg"), str(self.out / "thumbs" / f"{sample_id}.pred.jpg")
 
 
-def score_pair(ref_png: bytes, ref_layout, pred_png: bytes, pred_layout, thumbs: tuple[str, str] | None) -> dict:
-    """Block scores of one rendered pair (runs in a worker process); also writes the two report thumbnails."""
-    from vcoder.images import decode_png
-    from vcoder.metrics import block_scores
+@dataclass(frozen=True)
+class _Sample:
+    """One sample after rendering: the reference, the prediction (None: no prediction file), how it was read."""
 
-    s = block_scores(ref_layout, pred_layout, ref_image=decode_png(ref_png), pred_image=decode_png(pred_png))
-    if thumbs is not None:
-        _thumbnail(ref_png, Path(thumbs[0]))
-        _thumbnail(pred_png, Path(thumbs[1]))
-    return {
-        "scores": {"block_match": s.block_match, "text": s.text, "position": s.position, "color": s.color},
-        "extra": {"n_ref": s.n_ref, "n_pred": s.n_pred, "n_matched": s.n_matched},
-    }
+    id: str
+    ref: Rendered
+    pred: Rendered | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A sample on its way to a row: finished (``row``), or block scores computing in a worker (``job``)."""
+
+    sample: _Sample
+    row: dict[str, Any] | None = None
+    job: cf.Future | None = None
+    clip: float | None = None
 
 
 class _Inline:
@@ -181,12 +174,23 @@ def evaluate(
 
     scorer = ClipScorer.create(clip_model, clip_pretrained, tiny=clip_tiny) if clip and todo else None
     computes_clip = (scorer is not None) if todo else _stored_clip(done)
-    metrics = METRICS if computes_clip else METRICS[:4]
+    metrics = METRICS if computes_clip else BLOCK_METRICS
     logger.info("%d samples, %d already scored, %d to score; overall of %s", len(ids), len(done), len(todo), metrics)
 
     if todo:
-        _run(todo, testset, predictions, out, results_path, overwrite, scorer, metrics, workers, max_pages,
-             timeout_ms, chunk, pool, progress)  # fmt: skip
+        options = _Options(
+            testset=testset,
+            predictions=predictions,
+            out=out,
+            metrics=metrics,
+            overwrite=overwrite,
+            workers=workers,
+            max_pages=max_pages,
+            timeout_ms=timeout_ms,
+            chunk=chunk,
+            progress=progress,
+        )
+        _run(todo, options, scorer, pool)
     rows = read_results(results_path)
     summary = summarise(rows, ids, metrics=metrics)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -200,29 +204,28 @@ def _stored_clip(rows: dict[str, dict]) -> bool:
     return any(r.get("clip") is not None for r in rows.values())
 
 
-def _run(todo, testset, predictions, out, results_path, overwrite, scorer, metrics, workers, max_pages, timeout_ms,
-         chunk, pool, progress) -> None:  # fmt: skip
+def _run(todo: list[str], options: _Options, scorer, pool) -> None:
     from tqdm.auto import tqdm
 
     from vcoder.rendering import BrowserPool
 
     own_pool = pool is None
     if own_pool:
-        pool = BrowserPool(max_pages=max_pages, timeout_ms=timeout_ms)
-    n_workers = (os.cpu_count() or 1) if workers is None else workers
+        pool = BrowserPool(max_pages=options.max_pages, timeout_ms=options.timeout_ms)
+    n_workers = (os.cpu_count() or 1) if options.workers is None else options.workers
     executor = (
         cf.ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn")) if n_workers else _Inline()
     )
-    bar = tqdm(total=len(todo), desc="design2code", unit="page", file=sys.stderr, disable=not progress)
+    bar = tqdm(total=len(todo), desc="design2code", unit="page", file=sys.stderr, disable=not options.progress)
     try:
-        with ResultsWriter(results_path, overwrite=overwrite) as writer:
-            pending: list = []
-            for start in range(0, len(todo), chunk):
-                batch = _render_batch(todo[start : start + chunk], testset, predictions, out, pool, timeout_ms)
-                submitted = [_submit(item, executor, scorer, metrics) for item in batch]
-                _drain(pending, writer, metrics, bar)  # the previous batch scored while this one rendered
+        with ResultsWriter(options.results_path, overwrite=options.overwrite) as writer:
+            pending: list[_Pending] = []
+            for start in range(0, len(todo), options.chunk):
+                batch = _render_batch(todo[start : start + options.chunk], options, pool)
+                submitted = [_submit(sample, options, executor, scorer) for sample in batch]
+                _drain(pending, options, writer, bar)  # the previous batch scored while this one rendered
                 pending = submitted
-            _drain(pending, writer, metrics, bar)
+            _drain(pending, options, writer, bar)
     finally:
         bar.close()
         executor.shutdown(wait=True, cancel_futures=True)
@@ -230,65 +233,44 @@ def _run(todo, testset, predictions, out, results_path, overwrite, scorer, metri
             pool.close()
 
 
-def _render_batch(ids, testset: Path, predictions: Path, out: Path, pool, timeout_ms) -> list[dict]:
-    items = []
-    for sample_id in ids:
-        ref_html = (testset / f"{sample_id}.html").read_text(encoding="utf-8", errors="replace")
-        pred_html, note = read_prediction(predictions / f"{sample_id}.html")
-        items.append({"id": sample_id, "ref_html": ref_html, "pred_html": pred_html, "note": note})
-    htmls = [it["ref_html"] for it in items] + [it["pred_html"] for it in items if it["pred_html"] is not None]
+def _render_batch(ids: list[str], options: _Options, pool) -> list[_Sample]:
+    refs = [(options.testset / f"{i}.html").read_text(encoding="utf-8", errors="replace") for i in ids]
+    preds = [read_prediction(options.predictions / f"{i}.html") for i in ids]
+    htmls = refs + [html for html, _ in preds if html is not None]
     rendered = pool.render_many(
         htmls,
         width=VIEWPORT[0],
         height=VIEWPORT[1],
         full_page=True,
-        timeout_ms=timeout_ms,
-        base_dirs=[str(testset)] * len(htmls),
+        timeout_ms=options.timeout_ms,
+        base_dirs=[str(options.testset)] * len(htmls),
     )
-    refs, preds = iter(rendered[: len(items)]), iter(rendered[len(items) :])
-    for it in items:
-        it["ref"] = next(refs)
-        it["pred"] = next(preds) if it["pred_html"] is not None else None
-        it["thumbs"] = (str(out / "thumbs" / f"{it['id']}.ref.jpg"), str(out / "thumbs" / f"{it['id']}.pred.jpg"))
-    return items
+    rendered_preds = iter(rendered[len(ids) :])
+    return [
+        _Sample(i, ref, next(rendered_preds) if html is not None else None, note)
+        for i, ref, (html, note) in zip(ids, rendered[: len(ids)], preds)
+    ]
 
 
-def _submit(item: dict, executor, scorer, metrics) -> tuple[dict, Any]:
-    """(item, future or finished row): rows for samples that need no metric work are built at once."""
-    sample_id, ref, pred = item["id"], item["ref"], item["pred"]
-    extra = {"note": item["note"]} if item["note"] else {}
-    if not ref.ok:
-        return item, make_row(sample_id, {}, metrics=metrics, error=f"reference failed to render: {ref.error}")
-    if pred is None:
-        _thumb_quiet(ref.png, item["thumbs"][0])
-        return item, zero_row(sample_id, "missing prediction", metrics=metrics)
-    if not pred.ok:
-        _thumb_quiet(ref.png, item["thumbs"][0])
-        return item, zero_row(sample_id, f"prediction failed to render: {pred.error}", metrics=metrics, **extra)
-    future = executor.submit(score_pair, ref.png, ref.layout, pred.png, pred.layout, item["thumbs"])
-    clip_value = None
-    if scorer is not None:
-        try:
-            clip_value = scorer.score(ref, pred)
-        except Exception as exc:  # one bad image must not stop the run; the row says what happened
-            logger.warning("CLIP failed on sample %s: %s", sample_id, exc)
-            return item, zero_row(sample_id, f"clip failed: {exc}", metrics=metrics, **extra)
-    item["clip"], item["extra"] = clip_value, extra
-    return item, future
+def _submit(sample: _Sample, options: _Options, executor, scorer) -> _Pending:
+    """Start a sample's scoring: rows for samples that need no metric work are built at once."""
+    ref, pred = sample.ref, sample.pred
+    ref_thumb, pred_thumb = options.thumbs(sample.id)
+    row = failure_row(sample.id, ref, pred, metrics=options.metrics, note=sample.note)
+    if row is not None:
+        if ref.ok:
+            _thumb_quiet(ref.png, ref_thumb)
+        return _Pending(sample, row=row)
+    job = executor.submit(score_pair, ref.png, ref.layout, pred.png, pred.layout, (ref_thumb, pred_thumb))
+    clip_value, row = clip_or_row(scorer, sample.id, ref, pred, note=sample.note)
+    return _Pending(sample, row=row, job=job, clip=clip_value)
 
 
-def _drain(pending, writer: ResultsWriter, metrics, bar) -> None:
-    for item, job in pending:
-        if isinstance(job, dict):
-            row = job
-        else:
-            try:
-                res = job.result()
-                row = make_row(item["id"], {**res["scores"], "clip": item["clip"]}, metrics=metrics,
-                               **res["extra"], **item["extra"])  # fmt: skip
-            except Exception as exc:  # a metric crash on one page is that page's error, never the run's
-                logger.warning("scoring sample %s failed: %s", item["id"], exc)
-                row = zero_row(item["id"], f"scoring failed: {type(exc).__name__}: {exc}", metrics=metrics)
+def _drain(pending: list[_Pending], options: _Options, writer: ResultsWriter, bar) -> None:
+    for item in pending:
+        row = item.row
+        if row is None:
+            row = pair_row(item.sample.id, item.job.result, item.clip, metrics=options.metrics, note=item.sample.note)
         writer.write(row)
         bar.update(1)
 
@@ -296,6 +278,6 @@ def _drain(pending, writer: ResultsWriter, metrics, bar) -> None:
 def _thumb_quiet(png: bytes | None, path: str) -> None:
     if png:
         try:
-            _thumbnail(png, Path(path))
+            thumbnail(png, Path(path))
         except Exception as exc:
             logger.debug("thumbnail %s: %s", path, exc)

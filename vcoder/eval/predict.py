@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vcoder.chat.client import ChatClient, ChatError, image_data_url
+from vcoder.chat import ChatClient, ChatError, user_message
+from vcoder.data.design2code import list_samples
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +58,8 @@ class PromptSpec:
 
     def messages(self, png: bytes) -> list[dict[str, Any]]:
         """The chat messages for one screenshot."""
-        image = {"type": "image_url", "image_url": {"url": image_data_url(png)}}
-        text = {"type": "text", "text": self.user}
-        out: list[dict[str, Any]] = [{"role": "system", "content": self.system}] if self.system else []
-        out.append({"role": "user", "content": [image, text] if self.images_first else [text, image]})
-        return out
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return [*system, user_message(self.user, images=[png], images_first=self.images_first)]
 
 
 def make_prompt(style: str = "design2code", *, config: str | Path | None = None) -> PromptSpec:
@@ -104,21 +102,6 @@ def make_prompt(style: str = "design2code", *, config: str | Path | None = None)
             user = recipe["user_prompt"]
     # training rows put the image before the text (vcoder.data.prompts.make_conversation)
     return PromptSpec("training", user, system, images_first=True)
-
-
-def list_samples(testset: str | Path) -> list[str]:
-    """Sample ids of a Design2Code-layout folder (``<id>.png`` files), numeric ids in numeric order.
-
-    Raises:
-        ValueError: the folder does not exist or holds no ``.png`` screenshots.
-    """
-    root = Path(testset)
-    if not root.is_dir():
-        raise ValueError(f"testset {str(root)!r} is not a folder; give a folder of <id>.png (+ <id>.html) files")
-    ids = [p.stem for p in root.glob("*.png") if not p.stem.endswith("_marker")]
-    if not ids:
-        raise ValueError(f"testset {str(root)!r} holds no <id>.png screenshots")
-    return sorted(ids, key=lambda s: (0, int(s), s) if s.isdigit() else (1, 0, s))
 
 
 def _write_atomic(path: Path, data: str) -> None:
@@ -211,7 +194,7 @@ async def predict_testset(
         The run's counts; per-sample states are in ``out/predictions.jsonl``.
     """
     testset, out = Path(testset), Path(out)
-    all_ids = list_samples(testset)
+    all_ids = list_samples(testset, suffix=".png")
     if out.resolve() == testset.resolve():
         raise ValueError(f"--out {str(out)!r} is the testset folder; predictions would overwrite the references")
     prompt = prompt or make_prompt("design2code")

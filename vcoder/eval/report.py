@@ -16,8 +16,21 @@ from typing import Any
 from vcoder.eval.results import METRICS
 
 COLUMNS = (*METRICS, "overall")
-LABELS = {"block_match": "Block-Match", "text": "Text", "position": "Position", "color": "Colour", "clip": "CLIP",
-          "overall": "Overall"}  # fmt: skip
+LABELS = {
+    "block_match": "Block-Match",
+    "text": "Text",
+    "position": "Position",
+    "color": "Colour",
+    "clip": "CLIP",
+    "overall": "Overall",
+}
+#: the summary's id lists shown above the samples
+LISTED = {
+    "missing_ids": "Missing",
+    "failed_ids": "Failed",
+    "reference_failed_ids": "Reference failed (not scored)",
+    "not_scored_ids": "Not scored yet",
+}
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}
@@ -97,8 +110,7 @@ def render_report(rows: list[dict[str, Any]], summary: dict[str, Any], *, thumbs
         f"to render/score · overall = mean of {', '.join(summary.get('overall_of', []))}"
     )
     listed = ""
-    for key, label in (("missing_ids", "Missing"), ("failed_ids", "Failed"), ("reference_failed_ids", "Reference "
-                       "failed (not scored)"), ("not_scored_ids", "Not scored yet")):  # fmt: skip
+    for key, label in LISTED.items():
         if summary.get(key):
             listed += f"<p><b>{label}:</b> {html.escape(', '.join(map(str, summary[key])))}</p>"
     buttons = "".join(f"<button onclick=\"sortBy('{k.replace('_', '')}',this)\">{LABELS[k]}</button>" for k in COLUMNS)
@@ -113,8 +125,9 @@ def render_report(rows: list[dict[str, Any]], summary: dict[str, Any], *, thumbs
     )
 
 
-def write_report(path: str | os.PathLike, rows: list[dict[str, Any]], summary: dict[str, Any], *,
-                 thumbs_dir: str | os.PathLike) -> Path:  # fmt: skip
+def write_report(
+    path: str | os.PathLike, rows: list[dict[str, Any]], summary: dict[str, Any], *, thumbs_dir: str | os.PathLike
+) -> Path:
     """Write ``render_report(...)`` to ``path`` and return it."""
     path = Path(path)
     path.write_text(render_report(rows, summary, thumbs_dir=thumbs_dir), encoding="utf-8")

@@ -9,19 +9,16 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any
 
-METRICS = ("block_match", "text", "position", "color", "clip")
+BLOCK_METRICS = ("block_match", "text", "position", "color")
+METRICS = (*BLOCK_METRICS, "clip")
 FIELDS = ("id", *METRICS, "overall", "error")
-# these errors are not the model's fault: the sample is retried by the next run instead of being kept
-REFERENCE_ERROR = "reference"
-
-
-def natural_key(sample_id: str) -> tuple:
-    """Sort ids as Design2Code numbers them (2 before 10), non-numeric parts alphabetically."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", sample_id) if p)
+#: how the errors of the rows that summaries count apart begin: a missing prediction (scored 0), and a reference
+#: that could not be rendered (not the model's fault: left out of the means and retried by the next run)
+MISSING_PREDICTION = "missing prediction"
+REFERENCE_FAILED = "reference failed to render"
 
 
 def overall(row: dict[str, Any], metrics: tuple[str, ...]) -> float | None:
@@ -32,22 +29,38 @@ def overall(row: dict[str, Any], metrics: tuple[str, ...]) -> float | None:
     return float(sum(values) / len(values))
 
 
-def make_row(sample_id: str, scores: dict[str, float | None], *, metrics: tuple[str, ...], error: str | None = None,
-             **extra: Any) -> dict[str, Any]:  # fmt: skip
-    """One results.jsonl line: the contract's fields in order, then ``extra`` (n_ref, n_pred, note, ...)."""
+def make_row(
+    sample_id: str,
+    scores: dict[str, float | None],
+    *,
+    metrics: tuple[str, ...],
+    error: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One results.jsonl line: the contract's fields in order, then ``extra`` (n_ref, n_pred, note, ...).
+
+    Args:
+        sample_id: the sample's id (the file stem).
+        scores: metric values by name; absent or None metrics are null in the row.
+        metrics: the metrics ``overall`` averages (None when any of them is None).
+        error: what went wrong with the sample, None when nothing did.
+        extra: further fields after the contract's.
+    """
     row: dict[str, Any] = {"id": sample_id}
     for m in METRICS:
         value = scores.get(m)
         row[m] = None if value is None else float(value)
     row["overall"] = overall(row, metrics)
     row["error"] = error
-    row.update(extra)
+    row.update(extra or {})
     return row
 
 
-def zero_row(sample_id: str, error: str, *, metrics: tuple[str, ...], **extra: Any) -> dict[str, Any]:
+def zero_row(
+    sample_id: str, error: str, *, metrics: tuple[str, ...], extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A prediction that is missing or cannot be rendered: 0 on every metric that is computed."""
-    return make_row(sample_id, dict.fromkeys(metrics, 0.0), metrics=metrics, error=error, **extra)
+    return make_row(sample_id, dict.fromkeys(metrics, 0.0), metrics=metrics, error=error, extra=extra)
 
 
 def read_results(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
@@ -72,7 +85,7 @@ def read_results(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
 
 def is_done(row: dict[str, Any]) -> bool:
     """Whether a stored row is final (reference failures are retried)."""
-    return not str(row.get("error") or "").startswith(REFERENCE_ERROR)
+    return not str(row.get("error") or "").startswith(REFERENCE_FAILED)
 
 
 class ResultsWriter:
@@ -127,10 +140,10 @@ def summarise(rows: dict[str, dict[str, Any]], ids: list[str], *, metrics: tuple
             not_scored.append(sample_id)
             continue
         error = str(row.get("error") or "")
-        if error.startswith(REFERENCE_ERROR):
+        if error.startswith(REFERENCE_FAILED):
             ref_failed.append(sample_id)
             continue
-        if error.startswith("missing"):
+        if error.startswith(MISSING_PREDICTION):
             missing.append(sample_id)
         elif error:
             failed.append(sample_id)

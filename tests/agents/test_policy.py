@@ -1,4 +1,4 @@
-"""Pure tests of the test-case schema and verdict types (no browser)."""
+"""The test-case schema, verdicts and scores (pure, no browser)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ def test_parse_cases_accepts_json_strings_and_rejects_bad_json():
 def test_verdict_scores_and_mean():
     assert [v.score for v in Verdict] == [1.0, 0.5, 0.0]
     assert Verdict.parse(" yes. ") is Verdict.YES and Verdict.parse("**Partial**") is Verdict.PARTIAL
-    assert Verdict.parse("maybe") is None
+    assert Verdict.parse("Failed.") is Verdict.NO and Verdict.parse(True) is Verdict.YES
+    assert Verdict.parse("maybe") is None and Verdict.parse(3) is None
     results = [CaseResult("a", Verdict.YES), CaseResult("b", Verdict.PARTIAL), CaseResult("c", Verdict.NO, 2, "x")]
     assert mean_score(results) == pytest.approx(0.5)
     assert mean_score([]) == 0.0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vcoder.eval.design2code import evaluate, list_samples, read_prediction
+from vcoder.eval.design2code import evaluate, read_prediction
 from vcoder.eval.results import FIELDS, read_results
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def lines(path: Path) -> list[dict]:
 def spec():
     return {
         "2": ("identical", "pair"),
-        "10": ("text_edit", "pair"),
+        "10": ("simple_text", "pair"),
         "3": ("simple_moved", None),
         "7": ("simple_text", RAW),
         "5": ("simple_color", "sorry, I cannot do that"),
@@ -63,8 +63,12 @@ def test_scores_contract_missing_and_inputs_untouched(make_testset, spec, pool, 
     assert missing["error"] == "missing prediction"
     assert [missing[k] for k in ("block_match", "text", "position", "color", "overall")] == [0.0] * 5
     assert by_id["7"]["error"] is None and 0 < by_id["7"]["overall"] < 1  # raw output: the fenced HTML was scored
-    assert "note" in by_id["5"] and by_id["5"]["overall"] < 0.5  # no HTML at all: scored as text, noted
-    assert 0.5 < by_id["10"]["text"] < 1.0
+    # no HTML at all: scored as a page of its text, and noted
+    assert by_id["5"]["note"] == "no HTML found in the prediction; scored its text as a page"
+    assert by_id["5"]["error"] is None and by_id["5"]["overall"] < 0.5
+    # by hand from the definitions: "bravo alpha" -> "bravo alphx" in one of two blocks
+    assert by_id["10"]["text"] == pytest.approx((1 + 20 / 22) / 2, abs=0.03)
+    assert by_id["10"]["n_ref"] == by_id["10"]["n_pred"] == by_id["10"]["n_matched"] == 2
 
     assert summary["n"] == 5 and summary["missing"] == 1 and summary["missing_ids"] == ["3"]
     assert summary["overall_of"] == ["block_match", "text", "position", "color"]
@@ -72,7 +76,8 @@ def test_scores_contract_missing_and_inputs_untouched(make_testset, spec, pool, 
     assert summary["overall"] == pytest.approx(expected)
     assert json.loads((out / "summary.json").read_text())["missing_ids"] == ["3"]
     report = (out / "report.html").read_text()
-    assert report.count("data:image/jpeg;base64,") >= 8 and "missing prediction" in report
+    # both thumbnails of the four predicted samples, the reference's alone for the missing one
+    assert report.count("data:image/jpeg;base64,") == 9 and "missing prediction" in report
 
 
 def test_unrenderable_prediction_counts_zero(make_testset, tmp_path):
@@ -81,10 +86,12 @@ def test_unrenderable_prediction_counts_zero(make_testset, tmp_path):
     testset, preds = make_testset({"1": ("identical", HANG), "4": ("identical", "pair")})
     # chunk=1: the busy loop burns a core until its deadline; the next sample must not share that window
     with BrowserPool(max_pages=2, timeout_ms=3000) as short:
-        summary = evaluate(testset, preds, tmp_path / "o", clip=False, workers=0, pool=short, timeout_ms=3000,
-                           chunk=1, progress=False)  # fmt: skip
+        summary = evaluate(
+            testset, preds, tmp_path / "o", clip=False, workers=0, pool=short, timeout_ms=3000, chunk=1, progress=False
+        )
     rows = read_results(tmp_path / "o" / "results.jsonl")
-    assert rows["1"]["error"].startswith("prediction failed to render") and rows["1"]["overall"] == 0.0
+    assert rows["1"]["error"].startswith("prediction failed to render: ")
+    assert [rows["1"][m] for m in ("block_match", "text", "position", "color", "overall")] == [0.0] * 5
     assert rows["4"]["overall"] == pytest.approx(1.0)
     assert summary["failed_ids"] == ["1"] and summary["overall"] == pytest.approx(0.5)
 
@@ -117,17 +124,15 @@ def lines_tolerant(path: Path) -> list[dict]:
     return out
 
 
-def test_read_prediction_and_list_samples(tmp_path):
+def test_read_prediction(tmp_path):
     (tmp_path / "a.html").write_text("```html\n<p>x</p>\n```")
     assert read_prediction(tmp_path / "a.html") == ("<p>x</p>", None)
+    (tmp_path / "b.html").write_text("I cannot <do> that")
+    assert read_prediction(tmp_path / "b.html") == (
+        "<html><body><p>I cannot <do> that</p></body></html>",
+        "no HTML found in the prediction; scored its text as a page",
+    )
     assert read_prediction(tmp_path / "missing.html") == (None, None)
-    with pytest.raises(FileNotFoundError, match="no <id>.html"):
-        list_samples(tmp_path / "nothing") if False else list_samples(_empty(tmp_path))
-
-
-def _empty(tmp_path: Path) -> Path:
-    (tmp_path / "empty").mkdir()
-    return tmp_path / "empty"
 
 
 @pytest.mark.slow
@@ -136,8 +141,23 @@ def test_cli_prints_summary_and_uses_worker_processes(make_testset, tmp_path):
         {"1": ("identical", "pair"), "2": ("removed_block", "pair"), "3": ("text_edit", None)}
     )
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "vcoder", "eval", "design2code", "--testset", str(testset), "--predictions",
-           str(preds), "--out", str(out), "--json", "--no-clip", "--workers", "2"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcoder",
+        "eval",
+        "design2code",
+        "--testset",
+        str(testset),
+        "--predictions",
+        str(preds),
+        "--out",
+        str(out),
+        "--json",
+        "--no-clip",
+        "--workers",
+        "2",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
@@ -156,8 +176,15 @@ def test_clip_column_tiny_and_one_warning_without_weights(make_testset, pool, tm
     assert summary["overall_of"] == ["block_match", "text", "position", "color", "clip"]
 
     with caplog.at_level("WARNING"):
-        summary = evaluate(testset, preds, tmp_path / "b", clip_pretrained=str(tmp_path / "no-such-weights.pt"),
-                           workers=0, pool=pool, progress=False)  # fmt: skip
+        summary = evaluate(
+            testset,
+            preds,
+            tmp_path / "b",
+            clip_pretrained=str(tmp_path / "no-such-weights.pt"),
+            workers=0,
+            pool=pool,
+            progress=False,
+        )
     warnings = [r for r in caplog.records if "CLIP weights" in r.getMessage()]
     assert len(warnings) == 1 and "--clip-pretrained" in warnings[0].getMessage()
     assert summary["clip"] is None and summary["overall_of"] == ["block_match", "text", "position", "color"]
