@@ -216,7 +216,13 @@ def train_and_save(trainer, holdout, script_args, training_args, *, resume: str 
     if script_args.eval_holdout and holdout is not None and trainer.accelerator.is_main_process:
         from vcoder.pipelines.heldout import evaluate_model, write_eval
 
-        metrics = evaluate_model(trainer.model, trainer.processing_class, holdout, script_args=script_args)
+        metrics = evaluate_model(
+            trainer.model,
+            trainer.processing_class,
+            holdout,
+            width=script_args.render_width,
+            height=script_args.render_height,
+        )
         write_eval(metrics, training_args.output_dir)
         summary["holdout"] = metrics["mean"]
     trainer.accelerator.wait_for_everyone()

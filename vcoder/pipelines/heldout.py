@@ -1,8 +1,9 @@
 """Score a model on held-out rows: generate HTML from each screenshot, render it, Design2Code block metrics.
 
 The same prompt the model trained on is used, decoding is greedy (one deterministic answer per page), and the
-reference is re-rendered from its HTML (as Design2Code does) in the same browser pool and viewport as the
-prediction. CLIP is left out (it needs weights that are not available offline), so ``overall`` here is the mean of
+reference is re-rendered from its HTML (as Design2Code does) in the same browser pool and at the same viewport as
+the prediction: the run's reward render size. Scoring is ``vcoder eval design2code``'s (``vcoder.eval.scoring``);
+CLIP is left out (it needs weights that are not available offline), so ``overall`` here is the mean of
 Block-Match, Text, Position and Colour, and ``valid`` is the share of outputs that rendered to a non-empty page.
 """
 
@@ -67,57 +68,74 @@ def generate_html(
 
 
 def score_predictions(
-    references: list[str], predictions: list[str], *, width: int = 320, height: int = 240, pool=None
+    references: list[str], predictions: list[str], *, width: int, height: int, pool=None, ids: list[str] | None = None
 ) -> list[dict[str, Any]]:
-    """Design2Code block metrics of raw model outputs against reference HTML, one dict per page.
+    """Design2Code rows of raw model outputs against reference HTML, scored as ``vcoder eval design2code`` scores.
+
+    One definition of Design2Code scoring: each pair goes through ``vcoder.eval.scoring.score_rendered`` (same
+    blocks, same failure rules: an unrenderable prediction scores 0, an output without HTML is scored as a page
+    holding its text, a reference that fails to render is reported, not blamed on the model). CLIP is left out
+    (it needs weights that are not available offline), so ``overall`` is the mean of the four block metrics.
 
     Args:
         references: reference HTML pages.
-        predictions: raw completions (fences and chatter are stripped with ``extract_html``).
-        width: viewport width for both renders.
+        predictions: raw completions.
+        width: viewport width for both renders (the run's reward render size: what training optimised).
         height: viewport height.
         pool: a ``BrowserPool`` to reuse (default: a private one, closed afterwards).
+        ids: sample ids for the rows (default: positions).
 
     Returns:
-        Per page ``{"block_match", "text", "position", "color", "overall", "valid"}``; a prediction without HTML or
-        that fails to render scores 0 everywhere (Design2Code counts a missing page as 0).
+        One row per page: ``vcoder.eval`` row fields plus ``valid`` (1.0 when the output rendered to a page with
+        at least one element).
     """
-    from vcoder.metrics import block_scores, extract_html
+    from vcoder.eval.scoring import prediction_html, score_rendered
     from vcoder.rendering import BrowserPool
 
-    htmls = [extract_html(text) or "" for text in predictions]
+    ids = [str(i) for i in range(len(references))] if ids is None else [str(i) for i in ids]
+    pages = [prediction_html(text) for text in predictions]
     own = pool is None
     pool = pool or BrowserPool(max_pages=2)
     try:
-        rendered = pool.render_many(list(references) + htmls, width=width, height=height, full_page=True)
+        rendered = pool.render_many(
+            list(references) + [html for html, _ in pages], width=width, height=height, full_page=True
+        )
     finally:
         if own:
             pool.close()
     refs, preds = rendered[: len(references)], rendered[len(references) :]
-    results = []
-    for html, ref, pred in zip(htmls, refs, preds):
-        zero = dict.fromkeys(METRICS, 0.0)
-        if not ref.ok:
-            raise RuntimeError(f"a reference page failed to render ({ref.error}); the holdout cannot be scored")
-        if not html or not pred.ok:
-            results.append(zero)
-            continue
-        s = block_scores(ref.layout, pred.layout, ref_image=ref.image, pred_image=pred.image)
-        row = {"block_match": s.block_match, "text": s.text, "position": s.position, "color": s.color}
-        row = {k: float(v) for k, v in row.items()}
-        row["overall"] = sum(row.values()) / 4
-        row["valid"] = 1.0 if pred.layout is not None and pred.layout.elements else 0.0
-        results.append(row)
-    return results
+    rows = []
+    for sample_id, (_, note), ref, pred in zip(ids, pages, refs, preds):
+        row = score_rendered(sample_id, ref, pred, note=note)
+        row["valid"] = 1.0 if pred.ok and pred.layout is not None and pred.layout.elements else 0.0
+        rows.append(row)
+    return rows
 
 
-def mean_metrics(results: list[dict[str, Any]]) -> dict[str, float]:
-    """Mean of each metric over pages (0.0 for an empty list)."""
-    return {k: (sum(r[k] for r in results) / len(results) if results else 0.0) for k in METRICS}
+def mean_metrics(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Mean of each metric over the scored rows (rows whose reference failed to render are left out, as in
+    ``vcoder eval design2code``); None for a metric no row has."""
+    from vcoder.eval.results import is_done
+
+    scored = [r for r in rows if is_done(r)]
+    out: dict[str, float | None] = {}
+    for name in METRICS:
+        values = [r[name] for r in scored if r.get(name) is not None]
+        out[name] = sum(values) / len(values) if values else None
+    out["n"] = len(scored)
+    return out
 
 
 def evaluate_model(
-    model, processor, rows, *, script_args=None, max_new_tokens: int = 256, progress: bool = False, pool=None
+    model,
+    processor,
+    rows,
+    *,
+    width: int,
+    height: int,
+    max_new_tokens: int = 256,
+    progress: bool = False,
+    pool=None,
 ) -> dict[str, Any]:
     """Generate on held-out rows and score them.
 
@@ -125,23 +143,20 @@ def evaluate_model(
         model: the model to evaluate.
         processor: its processor.
         rows: rows with ``prompt``, ``image``, ``html`` (and ``id``).
-        script_args: ``VCoderScriptArguments`` (viewport of the synthetic pages), optional.
+        width: render viewport width (the run's ``render_width``).
+        height: render viewport height (the run's ``render_height``).
         max_new_tokens: generation budget per page.
         progress: show progress bars.
         pool: a ``BrowserPool`` to reuse.
 
     Returns:
-        ``{"mean": {metric: value}, "pages": [{"id", "completion", metrics...}]}``.
+        ``{"mean": {metric: value, "n"}, "pages": [{"id", "completion", row fields...}]}``.
     """
     rows = list(rows)
-    width = getattr(script_args, "synthetic_width", 320) if script_args is not None else 320
-    height = getattr(script_args, "synthetic_height", 240) if script_args is not None else 240
     completions = generate_html(model, processor, rows, max_new_tokens=max_new_tokens, progress=progress)
-    scores = score_predictions([r["html"] for r in rows], completions, width=width, height=height, pool=pool)
-    pages = [
-        {"id": row.get("id", str(i)), "completion": text, **score}
-        for i, (row, text, score) in enumerate(zip(rows, completions, scores))
-    ]
+    ids = [str(row.get("id", i)) for i, row in enumerate(rows)]
+    scores = score_predictions([r["html"] for r in rows], completions, width=width, height=height, pool=pool, ids=ids)
+    pages = [{"completion": text, **score} for text, score in zip(completions, scores)]
     return {"mean": mean_metrics(scores), "pages": pages}
 
 

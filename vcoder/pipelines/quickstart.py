@@ -157,7 +157,16 @@ def _evaluate(model_dir: str, holdout, pool, *, label: str, progress: bool) -> d
 
     model = AutoModelForImageTextToText.from_pretrained(model_dir)
     processor = AutoProcessor.from_pretrained(model_dir)
-    result = evaluate_model(model, processor, holdout, max_new_tokens=48, progress=progress, pool=pool)
+    result = evaluate_model(
+        model,
+        processor,
+        holdout,
+        width=DATA["width"],
+        height=DATA["height"],
+        max_new_tokens=48,
+        progress=progress,
+        pool=pool,
+    )
     logger.info("held-out %s: %s", label, result["mean"])
     return result
 
