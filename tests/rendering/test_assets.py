@@ -44,7 +44,10 @@ def test_cache_installed():
         ),
         ("https://unpkg.com/@babel/standalone/babel.min.js", "@babel/standalone/babel.min.js"),
         ("https://cdn.jsdelivr.net/npm/@babel/standalone@7", "@babel/standalone/babel.js"),
-        ("https://cdnjs.cloudflare.com/ajax/libs/babel-standalone/7.23.5/babel.min.js", "@babel/standalone/babel.min.js"),
+        (
+            "https://cdnjs.cloudflare.com/ajax/libs/babel-standalone/7.23.5/babel.min.js",
+            "@babel/standalone/babel.min.js",
+        ),
         ("https://unpkg.com/vue@3/dist/vue.global.js", "vue/dist/vue.global.js"),
         ("https://unpkg.com/vue@3", "vue/dist/vue.global.js"),
         ("https://cdn.jsdelivr.net/npm/vue@3.4.0/dist/vue.global.prod.js", "vue/dist/vue.global.prod.js"),
@@ -174,7 +177,6 @@ def test_vue3_app_mounts(pool):
 
 @pytest.mark.browser
 def test_alpine_counter_reacts_to_clicks_on_a_live_page(pool):
-    import asyncio
 
     page = (
         '<script defer src="https://cdn.jsdelivr.net/npm/alpinejs@3.x.x/dist/cdn.min.js"></script>'
