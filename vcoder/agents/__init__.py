@@ -6,8 +6,9 @@ acts (click, type, select, press, scroll, wait, back, answer) on such a page, wi
 (deadline, per-call timeouts, hung pages, navigation away); a ``Policy`` (``ScriptedPolicy`` for structured test
 cases, ``VLMPolicy`` for natural-language ones) runs a ``TestCase`` to a ``Verdict`` (YES / PARTIAL / NO);
 ``run_cases`` runs a page's cases, each on a fresh page. ``ScreenshotJudge`` grades appearance through any
-OpenAI-compatible endpoint (``vcoder.chat``). Names are imported on first use, so ``import vcoder.agents`` stays
-light.
+OpenAI-compatible endpoint (``vcoder.chat``). The site-building agent (Step-GRPO): ``run_site_episode`` runs a
+``SiteTask`` for up to T turns (``parse_turn`` -> ``SiteWorkspace`` -> ``SiteGrader`` -> feedback) and returns an
+``EpisodeResult`` of ``StepRecord``s. Names are imported on first use, so ``import vcoder.agents`` stays light.
 """
 
 from __future__ import annotations
@@ -32,6 +33,22 @@ _EXPORTS = {
     "run_cases": "vcoder.agents.runner",
     "VLMPolicy": "vcoder.agents.vlm_policy",
     "ScreenshotJudge": "vcoder.agents.judge",
+    "Malformed": "vcoder.agents.site_turns",
+    "SiteLimits": "vcoder.agents.site_turns",
+    "Turn": "vcoder.agents.site_turns",
+    "parse_turn": "vcoder.agents.site_turns",
+    "check_site_path": "vcoder.agents.site_turns",
+    "SiteWorkspace": "vcoder.agents.site_workspace",
+    "WorkspaceError": "vcoder.agents.site_workspace",
+    "SiteGrader": "vcoder.agents.site_grading",
+    "SiteGrades": "vcoder.agents.site_grading",
+    "reference_scorer_from_reward": "vcoder.agents.site_grading",
+    "SiteTask": "vcoder.agents.site_records",
+    "EpisodeOptions": "vcoder.agents.site_records",
+    "StepRecord": "vcoder.agents.site_records",
+    "EpisodeResult": "vcoder.agents.site_records",
+    "run_site_episode": "vcoder.agents.site_episode",
+    "step_reward": "vcoder.agents.site_episode",
 }
 
 __all__ = sorted(_EXPORTS)

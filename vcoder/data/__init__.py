@@ -3,15 +3,26 @@
 Loaders: :func:`load_websight` (hub or local parquet), :func:`load_design2code` / :func:`export_testset`,
 :func:`load_local` (folder or parquet). Generator: :func:`generate_page`, :func:`write_synthetic`.
 Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:`DEFAULT_USER_PROMPT`.
+Site-building tasks (Step-GRPO): :func:`load_webgen_bench` (WebGen-Bench's JSONL or hub id), :func:`site_tasks`
+(instruction-only tasks with scripted cases), :func:`make_site_conversation` / :data:`SITE_SYSTEM_PROMPT`.
 Light imports only: datasets, pyarrow and the browser load inside the functions that need them.
 """
 
 from vcoder.data.common import DEFAULT_MAX_PIXELS, RowFilter, to_dataset
 from vcoder.data.design2code import export_testset, load_design2code
 from vcoder.data.local import load_local
-from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
+from vcoder.data.prompts import (
+    DEFAULT_SYSTEM_PROMPT,
+    DEFAULT_USER_PROMPT,
+    SITE_SYSTEM_PROMPT,
+    make_conversation,
+    make_site_conversation,
+    site_system_prompt,
+)
+from vcoder.data.site_tasks import site_task, site_tasks
 from vcoder.data.synth_writer import write_synthetic
 from vcoder.data.synthetic import SynthPage, generate_page
+from vcoder.data.webgen_bench import load_webgen_bench
 from vcoder.data.websight import load_websight
 from vcoder.images import resize_to_max_pixels
 
@@ -30,4 +41,10 @@ __all__ = [
     "resize_to_max_pixels",
     "to_dataset",
     "write_synthetic",
+    "SITE_SYSTEM_PROMPT",
+    "load_webgen_bench",
+    "make_site_conversation",
+    "site_system_prompt",
+    "site_task",
+    "site_tasks",
 ]

@@ -3,7 +3,9 @@
 ``vcoder assets install`` runs npm into the cache folder (``$VCODER_ASSETS_DIR``, default ``~/.cache/vcoder/assets``)
 from the ``package.json``/``package-lock.json`` shipped beside this module. ``AssetStore.resolve`` maps a CDN URL
 (jsdelivr, unpkg, cdnjs, bootstrapcdn, use.fontawesome.com, code.jquery.com, cdn.tailwindcss.com, Google Fonts) to
-the bytes of the matching file in that cache, by package and major version.
+the bytes of the matching file in that cache, by package and major version. Besides CSS frameworks and fonts, the
+cache holds the script libraries generated sites load without a build step: React + ReactDOM 18 (UMD), Babel
+standalone (in-page JSX), Vue 3, Alpine.js 3 and Chart.js 4.
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ CDNJS_NAMES = {
     "popper.js": "popper.js",
     "tailwindcss": "tailwindcss",
     "bootstrap": "bootstrap",
+    "react": "react",
+    "react-dom": "react-dom",
+    "babel-standalone": "@babel/standalone",
+    "vue": "vue",
+    "alpinejs": "alpinejs",
+    "Chart.js": "chart.js",
+    "chart.js": "chart.js",
 }
 # bootstrapcdn / fontawesome path head -> npm package name
 BOOTSTRAPCDN_NAMES = {"bootstrap": "bootstrap", "font-awesome": "@fortawesome/fontawesome-free"}
@@ -67,6 +76,9 @@ def cache_dir(assets_dir: str | os.PathLike | None = None) -> Path:
 def install(assets_dir: str | os.PathLike | None = None, *, npm: str = "npm") -> Path:
     """Install the asset packages with npm into the cache folder (idempotent).
 
+    npm runs in a staging folder beside the cache and the finished ``node_modules`` is swapped in by two renames,
+    so renders running meanwhile (other processes share the cache) never see a half-installed tree.
+
     Args:
         assets_dir: target folder (default: ``cache_dir()``).
         npm: the npm executable.
@@ -81,17 +93,34 @@ def install(assets_dir: str | os.PathLike | None = None, *, npm: str = "npm") ->
     target.mkdir(parents=True, exist_ok=True)
     if shutil.which(npm) is None:
         raise RuntimeError(f"npm executable {npm!r} not found; install it (Debian: apt-get install npm) and retry")
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(SPEC_DIR / name, target / name)
-    stamp = target / "node_modules" / ".vcoder-lock"
     lock = (SPEC_DIR / "package-lock.json").read_bytes()
+    stamp = target / "node_modules" / ".vcoder-lock"
     if stamp.exists() and stamp.read_bytes() == lock:
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(SPEC_DIR / name, target / name)
         return target
-    cmd = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
-    proc = subprocess.run(cmd, cwd=target, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"`{' '.join(cmd)}` failed in {target} (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
-    stamp.write_bytes(lock)
+    staging = target / f".install-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(SPEC_DIR / name, staging / name)
+        cmd = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
+        proc = subprocess.run(cmd, cwd=staging, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"`{' '.join(cmd)}` failed in {staging} (exit {proc.returncode}):\n{proc.stderr[-2000:]}"
+            )
+        (staging / "node_modules" / ".vcoder-lock").write_bytes(lock)
+        old = target / f".old-node_modules-{os.getpid()}"
+        if (target / "node_modules").exists():
+            os.replace(target / "node_modules", old)
+        os.replace(staging / "node_modules", target / "node_modules")
+        for name in ("package.json", "package-lock.json"):
+            os.replace(staging / name, target / name)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
@@ -104,6 +133,18 @@ def check(assets_dir: str | os.PathLike | None = None) -> dict[str, str | None]:
         meta = modules / alias / "package.json"
         out[alias] = json.loads(meta.read_text()).get("version") if meta.exists() else None
     return out
+
+
+def _entry_file(folder: Path, style: bool) -> str:
+    """What a CDN serves for a bare package URL: the ``style`` entry for a stylesheet, else the package's browser
+    build as unpkg/jsdelivr pick it (their own fields, then a string ``browser``, then ``main``)."""
+    info = json.loads((folder / "package.json").read_text())
+    keys = ("style",) if style else ("jsdelivr", "unpkg", "browser", "main")
+    for key in keys:
+        value = info.get(key)
+        if isinstance(value, str) and value:
+            return value.removeprefix("./")
+    return ""
 
 
 class AssetStore:
@@ -147,14 +188,14 @@ class AssetStore:
         folder = min(found, key=lambda vf: (abs(vf[0] - major), -vf[0]))[1]
         path = path.strip("/")
         if not path:
-            path = DEFAULT_FILES.get(name, "")
-            if not path:
-                info = json.loads((folder / "package.json").read_text())
-                path = info.get("style" if style else "main", "")
-        for cand in (path, f"dist/{path}", f"dist/css/{path}", f"dist/js/{path}", f"dist/umd/{path}"):
-            full = (folder / cand).resolve()
-            if full.is_relative_to(folder.resolve()) and full.is_file():
-                return full
+            path = DEFAULT_FILES.get(name, "") or _entry_file(folder, style)
+        # a CDN's minified copy of a file npm ships only unminified (cdnjs' vue.global.min.js): same code
+        unminified = re.sub(r"\.min(\.[a-z]+)$", r"\1", path)
+        for base in dict.fromkeys((path, unminified)):
+            for cand in (base, f"dist/{base}", f"dist/css/{base}", f"dist/js/{base}", f"dist/umd/{base}"):
+                full = (folder / cand).resolve()
+                if full.is_relative_to(folder.resolve()) and full.is_file():
+                    return full
         return None
 
     def sheet(self, path: Path) -> PrunableSheet:
