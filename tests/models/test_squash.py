@@ -81,3 +81,10 @@ def test_batch_normalises_like_the_formula_and_keeps_order():
         alone = squash_normalise([page], 64, device="cpu", **_GREY)[0]
         expected = (alone / 255 - torch.tensor(mean).view(3, 1, 1)) / torch.tensor(std).view(3, 1, 1)
         assert torch.allclose(batch[k], expected, atol=1e-5)
+
+
+def test_bad_pages_are_refused():
+    with pytest.raises(ValueError, match=r"images\[1\]"):
+        squash_normalise([_random(10, 10), np.zeros((10, 10), np.uint8)], 8, device="cpu", **_GREY)
+    with pytest.raises(ValueError, match="size=0"):
+        squash_normalise([_random(10, 10)], 0, device="cpu", **_GREY)

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from vcoder.metrics.clip import squash_to_square
-from vcoder.models.squash import squash_normalise
+from vcoder.models.squash import check_pages, squash_normalise
 
 logger = logging.getLogger(__name__)
 
@@ -95,12 +95,7 @@ class ClipEmbedder:
         import torch
 
         images = list(images)
-        for k, img in enumerate(images):
-            if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != 3:
-                raise ValueError(
-                    f"images[{k}] must be an (H, W, 3) uint8 RGB array (Rendered.image), got shape "
-                    f"{getattr(img, 'shape', None)} dtype {getattr(img, 'dtype', None)}"
-                )
+        check_pages(images)
         out = []
         with torch.no_grad():
             for start in range(0, len(images), self.batch_size):

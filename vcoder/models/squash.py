@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["axis_taps", "squash_normalise"]
+__all__ = ["axis_taps", "check_pages", "squash_normalise"]
 
 _COEF_SCALE = 2048  # OpenCV's INTER_RESIZE_COEF_SCALE: 8-bit cubic/linear coefficients are multiples of 1/2048
 _CUBIC_A = -0.75  # OpenCV's bicubic kernel parameter
@@ -113,13 +113,13 @@ def axis_taps(src: int, dst: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
     return index, weight
 
 
-def _modes(height: int, width: int, size: int) -> tuple[str, str]:
-    # the filter squash_to_square asks OpenCV for, and what OpenCV then does along each axis
+def _mode(height: int, width: int, size: int) -> str:
+    # the filter squash_to_square asks OpenCV for, and what OpenCV then does along both axes
     if height * width <= size * size:
-        return "cubic", "cubic"
+        return "cubic"
     if height >= size and width >= size:
-        return "area", "area"
-    return "linear_area", "linear_area"
+        return "area"
+    return "linear_area"
 
 
 @functools.lru_cache(maxsize=512)
@@ -140,6 +140,16 @@ def _resize_axis(x, taps, dim: int):
     return (gathered * weight.view(view)).sum(dim + 1)
 
 
+def check_pages(images: Sequence[np.ndarray]) -> None:
+    """Raise ValueError naming the first item that is not an (H, W, 3) uint8 RGB array (what a render gives)."""
+    for k, image in enumerate(images):
+        if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(
+                f"images[{k}] must be an (H, W, 3) uint8 RGB array (Rendered.image), got shape "
+                f"{getattr(image, 'shape', None)} dtype {getattr(image, 'dtype', None)}"
+            )
+
+
 def squash_normalise(images: Sequence[np.ndarray], size: int, *, mean, std, device):
     """Squash whole pages to ``size`` x ``size`` and normalise them for CLIP, on ``device``.
 
@@ -158,20 +168,23 @@ def squash_normalise(images: Sequence[np.ndarray], size: int, *, mean, std, devi
     """
     import torch
 
+    if size < 1:
+        raise ValueError(f"size={size} must be >= 1")
+    check_pages(images)
     out = torch.empty((len(images), 3, size, size), dtype=torch.float32, device=device)
     for k, image in enumerate(images):
         # one page at a time: the transient tensors stay ~100 MB even for 4000 px pages (a GPU shared with training)
         height, width = image.shape[:2]
-        mode_y, mode_x = _modes(height, width, size)
+        mode = _mode(height, width, size)
         x = torch.from_numpy(np.ascontiguousarray(image)).to(device).float()
-        if mode_y == "area" and height % size == 0 and width % size == 0:
+        if mode == "area" and height % size == 0 and width % size == 0:
             # OpenCV's integer-factor box average: an exact sum times 1/area, rounded (halves up in its 2x2 path)
             ky, kx = height // size, width // size
             x = x.view(size, ky, size, kx, 3).sum((1, 3)).mul_(1.0 / (ky * kx))
             x = x.add_(0.5).floor_() if ky == kx == 2 else x.round_()
         else:
-            x = _resize_axis(x, _device_taps(height, size, mode_y, str(device)), 0)
-            x = _resize_axis(x, _device_taps(width, size, mode_x, str(device)), 1).round_()
+            x = _resize_axis(x, _device_taps(height, size, mode, str(device)), 0)
+            x = _resize_axis(x, _device_taps(width, size, mode, str(device)), 1).round_()
         out[k] = x.clamp_(0, 255).permute(2, 0, 1)
     mean_t = torch.tensor(mean, dtype=torch.float32, device=device).view(1, 3, 1, 1)
     std_t = torch.tensor(std, dtype=torch.float32, device=device).view(1, 3, 1, 1)
