@@ -85,3 +85,25 @@ def test_wrong_checkpoint_is_rejected(tmp_path):
 def test_embed_rejects_bad_images(tiny):
     with pytest.raises(ValueError, match=r"images\[0\]"):
         tiny.embed([np.zeros((10, 10), np.float32)])
+
+
+def _max_cosine_gap(a, b):
+    return float(np.max(1.0 - (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))))
+
+
+def test_resizing_on_the_device_gives_the_opencv_embeddings(tiny):
+    assert tiny.resize_on_device is False  # on a CPU OpenCV stays (faster there)
+    tensors = load_clip(tiny=True, pretrained=None, device="cpu", batch_size=2, resize_on_device=True)
+    rng = np.random.default_rng(1)
+    pages = _pages() + [rng.integers(0, 256, (900, 1280, 3), dtype=np.uint8), np.zeros((40, 30, 3), np.uint8)]
+    base, moved = tiny.embed(pages), tensors.embed(pages)
+    assert _max_cosine_gap(base, moved) < 1e-4
+    assert tensors.preprocess(pages[:2]).shape == (2, 3, 64, 64)
+
+
+@pytest.mark.gpu
+def test_cuda_embeddings_equal_the_cpu_ones(tiny):
+    on_gpu = load_clip(tiny=True, pretrained=None, device="cuda", batch_size=2)
+    assert on_gpu.resize_on_device is True
+    pages = _pages() + [np.random.default_rng(2).integers(0, 256, (1552, 1280, 3), dtype=np.uint8)]
+    assert _max_cosine_gap(tiny.embed(pages), on_gpu.embed(pages)) < 1e-4
