@@ -21,9 +21,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 echo "[setup] pip install -e .[train,dev]" >&2
-# torch/torchvision are pinned to the builds verified here (DESIGN.md); pip takes them from this disk.
+# the package allows the torch range vLLM needs; CPU machines get the builds verified here (DESIGN.md), which pip
+# takes from this disk (the 2.13.0 CPU wheel has no working torchvision)
 pip_log=$(mktemp)
-if ! $PY -m pip install -q --disable-pip-version-check -e ".[train,dev]" >"$pip_log" 2>&1; then
+if ! $PY -m pip install -q --disable-pip-version-check -e ".[train,dev]" "torch==2.14.1" "torchvision==0.29.1" >"$pip_log" 2>&1; then
   grep -v "^WARNING: Location" "$pip_log" >&2
   echo "[setup] pip install failed (log above)" >&2
   exit 1

@@ -1,7 +1,7 @@
 """`vcoder train grpo|sft --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
 
 The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `-m vcoder.pipelines.sft`); for
-several processes use accelerate launch. Before training it estimates what the run will write to output_dir
+several processes use accelerate launch. Before training each pipeline estimates what the run will write to output_dir
 (model, checkpoints with optimizer state, save_total_limit) and warns when the disk has less free space.
 """
 
@@ -32,15 +32,11 @@ def run(args) -> int:
     import importlib
     import sys
 
-    from vcoder.pipelines.common import RecipeError, parse_recipe
-    from vcoder.pipelines.disk import check_free_space
+    from vcoder.pipelines.common import RecipeError
 
     module = importlib.import_module(PIPELINES[args.pipeline])
     try:
-        script_args, training_args, model_args = parse_recipe(module.make_parser(), args.args)
-        check_free_space(training_args, model_args)
-        module.main(script_args, training_args, model_args)
-        return 0
+        return module.cli(args.args)
     except RecipeError as exc:
         print(f"vcoder train {args.pipeline}: {exc}", file=sys.stderr)
         return 2
