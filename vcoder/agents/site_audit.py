@@ -101,3 +101,26 @@ class AuditedGrader(SiteGrader):
         self.problems = (*self.problems, *found)
         self.gradings = (*self.gradings, grades)
         return grades
+
+
+async def check_endpoints(endpoints: Mapping[str, ChatClient]) -> str | None:
+    """Probe each distinct ``{flag: client}`` endpoint once, without retries (reachable, serving the model).
+
+    Returns:
+        The first problem as ``"FLAG: what is wrong (and how to start a server)"``, or None when all answer. The
+        clients' connections are closed afterwards.
+    """
+    seen = set()
+    try:
+        for flag, client in endpoints.items():
+            if (client.base_url, client.model) in seen:
+                continue
+            seen.add((client.base_url, client.model))
+            try:
+                await client.check(probe_chat=True)
+            except ChatError as exc:
+                return f"{flag}: {exc}"
+        return None
+    finally:
+        for client in endpoints.values():
+            await client.aclose()

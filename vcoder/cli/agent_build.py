@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from vcoder.agents.judge import ScreenshotJudge
-    from vcoder.agents.site_audit import AuditedGrader, CountingClient
+    from vcoder.agents.site_audit import AuditedGrader, CountingClient, check_endpoints
     from vcoder.agents.vlm_policy import VLMPolicy
     from vcoder.chat import ChatClient
     from vcoder.rendering import BrowserPool
@@ -196,26 +196,6 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"vcoder agent build: infrastructure: {problem}", file=sys.stderr)
     return 3 if problems else 0
-
-
-async def check_endpoints(endpoints: dict[str, Any]) -> str | None:
-    """Probe each distinct ``{flag: ChatClient}`` once; the first problem as ``"FLAG: what is wrong"``, else None."""
-    from vcoder.chat import ChatError
-
-    seen = set()
-    try:
-        for flag, client in endpoints.items():
-            if (client.base_url, client.model) in seen:
-                continue
-            seen.add((client.base_url, client.model))
-            try:
-                await client.check(probe_chat=True)
-            except ChatError as exc:
-                return f"{flag}: {exc}"
-        return None
-    finally:
-        for client in endpoints.values():
-            await client.aclose()
 
 
 async def _episode(task, client, grader, options, out: Path, clients) -> Any:
