@@ -159,6 +159,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {str(args.out)!r} exists and is not an empty folder; give a new folder")
     except UsageError as exc:
         return _usage(str(exc))
+    natural = sum(not c.scriptable for c in task.test_cases)
+    if natural and gui_at is None:
+        _note(f"{natural} natural-language test case(s) will not be run: give --gui-url and --gui-model (a VLM)")
+    if judge_at is None:
+        _note("appearance will not be judged: give --judge-url and --judge-model (a VLM)")
     import asyncio
 
     from vcoder.agents.judge import ScreenshotJudge
@@ -218,6 +223,10 @@ def _print_table(result) -> None:
         print(f"turn {s.turn}: screenshot {_fmt(s.screenshot)}  gui {_fmt(s.gui)}  reward {_fmt(s.reward)}  {what}")
     final = "-" if result.final_reward is None else f"{result.final_reward:.2f}"
     print(f"finished: {'yes' if result.finished else 'no'}; final reward {final}; folder {result.out_dir}")
+
+
+def _note(message: str) -> None:
+    print(f"vcoder agent build: note: {message}", file=sys.stderr)
 
 
 def _usage(message: str) -> int:

@@ -12,7 +12,9 @@ STDOUT_KEYS = ("n", "missing", "failed", "block_match", "text", "position", "col
 
 
 def add_parser(sub, name: str) -> None:
-    p = sub.add_parser(name, help="evaluate predictions on a benchmark", description="Evaluate predictions.")
+    p = sub.add_parser(
+        name, help="evaluate on a benchmark (Design2Code, WebGen-Bench)", description="Evaluate on a benchmark."
+    )
     bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     d = bench.add_parser(
         "design2code",

@@ -229,5 +229,5 @@ def summary_line(summary: dict[str, Any]) -> str:
     return (
         f"WebGen-Bench ({summary['mode']}): accuracy {acc} over {summary['cases']} cases of {summary['n_scored']} "
         f"tasks (YES {summary['yes']}, PARTIAL {summary['partial']}, NO {summary['no']}); appearance {look}; "
-        f"{len(summary['failed_ids'])} sites failed to build{missing}"
+        f"{len(summary['failed_ids'])} site(s) failed to build{missing}"
     )

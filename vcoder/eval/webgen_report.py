@@ -43,11 +43,16 @@ def _grade(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f} / 5"
 
 
+def _graded(s: dict[str, Any]) -> str:
+    n, graded = s.get("n_scored", 0), s.get("appearance_n", 0)
+    return f" ({graded} of {n} graded)" if s.get("appearance") is not None and graded < n else ""
+
+
 def _summary_table(s: dict[str, Any]) -> str:
     cells = [
         ("Accuracy", _pct(s.get("accuracy"))),
         ("Mean task accuracy", _pct(s.get("task_accuracy"))),
-        ("Appearance", _grade(s.get("appearance"))),
+        ("Appearance", _grade(s.get("appearance")) + _graded(s)),
         ("Tasks scored", f"{s.get('n_scored', 0)} / {s.get('n', 0)}"),
         ("Cases", s.get("cases", 0)),
         ("YES / PARTIAL / NO", f"{s.get('yes', 0)} / {s.get('partial', 0)} / {s.get('no', 0)}"),
@@ -78,7 +83,10 @@ def _shot(row: dict[str, Any], out: Path) -> str:
         return (
             f'<div class="shot"><img alt="final site of {_esc(row["id"])}" src="data:image/jpeg;base64,{data}"></div>'
         )
-    why = "not scored yet" if row.get("status") != "scored" else "no screenshot: the site did not render"
+    if row.get("status") != "scored":
+        why = "not scored yet"
+    else:
+        why = "no screenshot: the site " + ("did not render" if row.get("built") else "failed to build")
     return f'<div class="shot"><div class="none">{_esc(why)}</div></div>'
 
 
