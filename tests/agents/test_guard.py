@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import pytest
 
 from tests.agents.probe import PAGE, run_probe
@@ -10,6 +12,7 @@ from vcoder.agents.guard import PageGuard
 from vcoder.agents.policy import Verdict
 from vcoder.agents.runner import run_cases
 from vcoder.agents.scripted import ScriptedPolicy
+from vcoder.rendering import BrowserPool
 
 SPIN = {
     "task": "spin",
@@ -73,3 +76,21 @@ def test_the_episode_deadline_ends_the_episode():
         "deadline: episode exceeded 1500 ms during checking page",
     )
     assert result.steps_taken == done + (result.error.endswith("page"))
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_a_deadline_on_a_frozen_page_marks_it_broken_and_the_pool_moves_on():
+    # the deadline (1.5 s) comes before the click's own timeout (5 s + margin): the guard sees the deadline, not a
+    # slow action, on a page whose click handler never returns
+    with BrowserPool(max_pages=1) as pool:  # one slot: the next render gets the very page the case left behind
+        (result,), score = run_cases(
+            PAGE, [SPIN], policy=ScriptedPolicy(), pool=pool, deadline_ms=1500, action_timeout_ms=5000
+        )
+        assert result.verdict is Verdict.NO and score == 0.0
+        assert result.error == "step 0: deadline: episode exceeded 1500 ms during click '#spin'"
+        # at another viewport size the pool resizes the slot's page first: a frozen page would never answer that
+        with concurrent.futures.ThreadPoolExecutor(1) as ex:
+            rendered = ex.submit(pool.render, "<h1>after</h1>", width=800, height=500).result(timeout=90)
+        assert rendered.ok and rendered.width == 800, rendered.error
+        assert pool.stats()["page_replacements"] == 1 and pool.stats()["relaunches"] == 0  # the tab, not Chromium

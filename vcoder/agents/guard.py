@@ -3,7 +3,8 @@
 Every browser call of an episode goes through :meth:`PageGuard.guard` (``asyncio.wait_for`` under the action
 timeout, capped by the episode deadline): a page whose click handler loops forever ends the episode with
 ``error="page hung: ..."`` instead of hanging the caller, and ``page_broken`` tells the runner to have the pool
-replace the page. A page that starts loading another document (the pool blocks the request; the error page arrives
+replace the page (also when the episode deadline cut a call short and the page then does not answer: the error
+says "deadline", and the frozen page is replaced all the same). A page that starts loading another document (the pool blocks the request; the error page arrives
 a moment later) ends the episode with ``error="navigated away: ..."``. :class:`vcoder.agents.env.GuiEnv` builds
 the agent's observations and actions on top of this.
 """
@@ -24,6 +25,9 @@ ALIVE_TIMEOUT_MS = 3000
 #: ms a guarded call gets beyond the action timeout, so that Playwright's own timeout (a normal "element not
 #: found") fires first
 GUARD_MARGIN_MS = 1000
+#: ms a page cut off by the episode deadline gets to answer before it is declared hung (well inside the runner's
+#: grace period, which cancels the whole case 2 s after the deadline)
+DEADLINE_ALIVE_MS = 1000
 
 
 class PageGuard:
@@ -91,18 +95,28 @@ class PageGuard:
         except asyncio.TimeoutError:
             if self.remaining_s <= 0:
                 self.end(f"deadline: episode exceeded {self.deadline_ms:g} ms during {what}")
+                # the deadline cut the call short, which says nothing about the page: one that no longer answers
+                # (a handler looping) is marked broken, or the runner would hand it back to the pool frozen
+                await self.alive(timeout_ms=DEADLINE_ALIVE_MS)
                 raise PageHung(self.error) from None
         # slow is not hung (a loaded machine delays everything): only a page that no longer answers is broken
         if await self.alive():
             raise ActionTimeout(f"{what} did not finish within {budget:.1f} s")
         raise PageHung(self.error)
 
-    async def alive(self) -> bool:
-        """Whether the page still answers a trivial evaluate quickly (after a Playwright timeout: slow or hung?)."""
-        try:
+    async def alive(self, *, timeout_ms: float | None = None) -> bool:
+        """Whether the page still answers a trivial evaluate quickly (after a Playwright timeout: slow or hung?).
+
+        A page that does not answer is marked ``page_broken`` and ends the episode (an earlier error is kept).
+
+        Args:
+            timeout_ms: how long to wait for the answer; default ``ALIVE_TIMEOUT_MS`` capped by the time left.
+        """
+        if timeout_ms is None:
             # generous: on a loaded machine a healthy page can take a second to answer; a looping one never does
-            timeout_s = min(ALIVE_TIMEOUT_MS / 1000, max(self.remaining_s, 0.01))
-            await asyncio.wait_for(self.page.evaluate("1"), timeout=timeout_s)
+            timeout_ms = min(ALIVE_TIMEOUT_MS, max(self.remaining_s * 1000, 10))
+        try:
+            await asyncio.wait_for(self.page.evaluate("1"), timeout=timeout_ms / 1000)
             return True
         except Exception:
             self.page_broken = True

@@ -1,4 +1,5 @@
-"""``vcoder agent test``: run GUI test cases on a page with the scripted or the VLM policy."""
+"""``vcoder agent test`` (GUI test cases on a page, scripted or VLM policy) and ``vcoder agent build`` (a site-building
+episode, :mod:`vcoder.cli.agent_build`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ Exit status: 0 done (whatever the score), 1 the browser failed, 2 usage error.""
 
 
 def add_parser(subparsers, name: str) -> None:
-    p = subparsers.add_parser(name, help="GUI agent: run test cases on a page", description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        name,
+        help="GUI agent: run test cases on a page; build a website over several turns",
+        description="Run GUI test cases on a page (test), or build a website with a model server (build).",
+    )
     sub = p.add_subparsers(dest="agent_command", metavar="SUBCOMMAND")
     t = sub.add_parser(
         "test",
@@ -36,7 +41,15 @@ def add_parser(subparsers, name: str) -> None:
     t.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
     t.add_argument("--json", action="store_true", help="print the JSON result instead of a table")
     t.set_defaults(func=run)
-    p.set_defaults(func=lambda args: _usage("give a subcommand: vcoder agent test PAGE.html --cases CASES.json"))
+    from vcoder.cli import agent_build
+
+    agent_build.add_parser(sub)
+    p.set_defaults(
+        func=lambda args: _usage(
+            "give a subcommand: vcoder agent test PAGE.html --cases CASES.json, or vcoder agent build --task "
+            "TASK.json --base-url URL --model NAME --out DIR"
+        )
+    )
 
 
 def _usage(msg: str) -> int:
@@ -44,8 +57,8 @@ def _usage(msg: str) -> int:
     return 2
 
 
-def _load_cases(path: Path):
-    """Parsed cases, or an error message for the user."""
+def load_cases(path: Path):
+    """``(cases, None)`` from a cases file (a JSON list, or ``{"test_cases": [...]}``), or ``(None, message)``."""
     from vcoder.agents.policy import CaseError, parse_cases
 
     if not path.is_file():
@@ -87,7 +100,7 @@ def run(args) -> int:
     bad = {k: v for k, v in limits.items() if v <= 0}
     if bad:
         return _usage(f"these options must be positive: {bad}")
-    cases, problem = _load_cases(Path(args.cases))
+    cases, problem = load_cases(Path(args.cases))
     if problem:
         return _usage(problem)
     policy, problem = _make_policy(args)

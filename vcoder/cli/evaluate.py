@@ -1,4 +1,5 @@
-"""`vcoder eval design2code`: score a predictions folder on a Design2Code testset folder."""
+"""`vcoder eval design2code` (score a predictions folder on a Design2Code testset) and `vcoder eval webgen-bench`
+(build and test every WebGen-Bench site with model servers, :mod:`vcoder.cli.evaluate_webgen`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ STDOUT_KEYS = ("n", "missing", "failed", "block_match", "text", "position", "col
 
 
 def add_parser(sub, name: str) -> None:
-    p = sub.add_parser(name, help="evaluate predictions on a benchmark", description="Evaluate predictions.")
+    p = sub.add_parser(
+        name, help="evaluate on a benchmark (Design2Code, WebGen-Bench)", description="Evaluate on a benchmark."
+    )
     bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     d = bench.add_parser(
         "design2code",
@@ -39,10 +42,17 @@ def add_parser(sub, name: str) -> None:
     d.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")
     d.add_argument("--timeout-ms", type=int, default=15000, help="render deadline per page (default 15000)")
     d.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    from vcoder.cli import evaluate_webgen
+
+    evaluate_webgen.add_parser(bench)
     p.set_defaults(func=run, _eval_parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "benchmark", None) == "webgen-bench":
+        from vcoder.cli.evaluate_webgen import run_webgen_bench
+
+        return run_webgen_bench(args)
     if getattr(args, "benchmark", None) != "design2code":
         args._eval_parser.print_help(sys.stderr)
         return 2

@@ -1,0 +1,69 @@
+"""`vcoder eval webgen-bench` against a real `transformers serve` of the tiny VLM: its answers are noise, so what is
+checked is the plumbing: it completes, noise counts as failures (0), and no task or case is dropped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.eval.test_webgen_bench import case, task, write_tasks
+from tests.eval.webgen_servers import RoutedServer
+from tests.servers import SAMPLING
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def run(tmp_path, builder: tuple[str, str], agent: tuple[str, str], out: str, *extra: str):
+    cmd = [sys.executable, "-m", "vcoder", "eval", "webgen-bench", "--tasks", str(tmp_path / "tasks.jsonl")]
+    cmd += ["--base-url", builder[0], "--model", builder[1], "--agent-base-url", agent[0], "--agent-model", agent[1]]
+    cmd += ["--out", str(tmp_path / out), "--json", "--no-progress", "--width", "640", "--height", "480"]
+    cmd += ["--extra-body", json.dumps({"generation_config": SAMPLING}), "--retries", "1", "--concurrency", "1"]
+    cmd += ["--agent-timeout-ms", "180000", "--case-timeout-ms", "400000", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
+
+
+def rows(path) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+
+@pytest.mark.timeout(1800)
+def test_the_tiny_model_as_gui_agent_and_judge(tmp_path, tiny_vlm_server):
+    tasks = [
+        task("good", "A bakery. [site:good]", [case("Open the menu"), case("Read the title", "Data Display")]),
+        task("garbage", "A shop. [site:garbage]", [case("Buy a cake")]),
+    ]
+    write_tasks(tmp_path / "tasks.jsonl", tasks)
+    served = (tiny_vlm_server.base_url, tiny_vlm_server.model)
+    with RoutedServer() as builder:
+        proc = run(
+            tmp_path, (builder.base_url, "scripted"), served, "out", "--max-actions", "2", "--agent-max-tokens", "24"
+        )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout)
+    assert summary["complete"] and summary["n_scored"] == 2 and summary["cases"] == 3
+    got = rows(tmp_path / "out" / "results.jsonl")
+    good, garbage = got["good"], got["garbage"]
+    assert good["built"] and len(good["cases"]) == 2
+    for entry in good["cases"]:
+        assert entry["verdict"] in ("YES", "PARTIAL", "NO") and entry["steps_taken"] <= 2 and entry["reason"]
+    assert good["accuracy"] == sum(c["score"] for c in good["cases"]) / 2
+    assert good["appearance"] is None or 0 <= good["appearance"] <= 5  # noise rarely holds a "Score: N" line
+    assert garbage["accuracy"] == 0.0 and not garbage["built"] and garbage["cases"][0]["verdict"] == "NO"
+    assert summary["accuracy"] == pytest.approx(good["accuracy"] * 2 / 3)
+    assert (tmp_path / "out" / "report.html").is_file()
+
+
+@pytest.mark.timeout(1200)
+def test_the_tiny_model_as_builder_fails_to_build_and_counts_zero(tmp_path, tiny_vlm_server):
+    write_tasks(tmp_path / "tasks.jsonl", [task("noise", "A bakery.", [case("Open the menu"), case("Pay")])])
+    served = (tiny_vlm_server.base_url, tiny_vlm_server.model)
+    proc = run(tmp_path, served, served, "out", "--max-tokens", "48", "--max-turns", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    row = rows(tmp_path / "out" / "results.jsonl")["noise"]
+    assert row["status"] == "scored" and not row["built"] and row["accuracy"] == 0.0 and row["turns"] in (1, 2)
+    assert [c["verdict"] for c in row["cases"]] == ["NO", "NO"] and row["error"].startswith("build failed:")
+    summary = json.loads(proc.stdout)
+    assert summary["accuracy"] == 0.0 and summary["failed_ids"] == ["noise"] and summary["complete"]

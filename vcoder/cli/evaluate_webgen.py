@@ -1,0 +1,113 @@
+"""``vcoder eval webgen-bench``: build every WebGen-Bench site with a model server and test it with a VLM GUI agent."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DESCRIPTION = """Build each site of WebGen-Bench's test.jsonl with the model at --base-url (one-shot: one reply;
+agent mode with --max-turns N: N turns with appearance feedback, the test cases hidden), then run every test case on
+the final site with the VLM GUI agent at --agent-base-url (at most 15 actions; YES / PARTIAL / NO with its reason)
+and grade the appearance (0-5) with the screenshot judge (default: the agent's endpoint). Writes OUT/results.jsonl
+(one line per task, resumable: a re-run skips scored tasks and retries the others), OUT/summary.json, OUT/report.html
+and OUT/tasks/<id>/. Accuracy = (YES + 0.5 x PARTIAL) / cases; a site that fails to build counts 0.
+Exit status: 0 every task scored, 3 some tasks not scored (a server or the browser failed: run again to retry them),
+2 usage or configuration error (bad tasks file, unreachable server: nothing written)."""
+
+
+def add_parser(bench) -> None:
+    w = bench.add_parser(
+        "webgen-bench",
+        help="WebGen-Bench: build each site with a model server, test it with a VLM GUI agent (accuracy, appearance)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    w.add_argument("--tasks", required=True, type=Path, help="WebGen-Bench's test.jsonl (or a folder holding it)")
+    w.add_argument("--base-url", required=True, help="the site-building model's server, e.g. http://127.0.0.1:8000")
+    w.add_argument("--model", required=True, help="model name as that server knows it")
+    w.add_argument("--agent-base-url", required=True, help="the VLM GUI agent's server")
+    w.add_argument("--agent-model", required=True, help="the VLM GUI agent's model")
+    w.add_argument("--out", required=True, type=Path, help="output folder (created; a re-run resumes it)")
+    w.add_argument("--max-turns", type=int, default=1, help="turns per site: 1 = one-shot (default), N = agent mode")
+    w.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    w.add_argument("--judge-url", help="screenshot judge's server (default: --agent-base-url)")
+    w.add_argument("--judge-model", help="screenshot judge's model (default: --agent-model)")
+    w.add_argument("--no-judge", action="store_true", help="do not grade appearance (it is then null)")
+    w.add_argument("--max-actions", type=int, default=15, help="GUI-agent actions per case (default 15, at most 15)")
+    w.add_argument("--concurrency", type=int, default=2, help="tasks in flight (default 2)")
+    w.add_argument("--timeout-ms", type=int, default=600_000, help="budget of one builder request (default 600000)")
+    w.add_argument(
+        "--agent-timeout-ms", type=int, default=120_000, help="budget of one agent/judge request (default 120000)"
+    )
+    w.add_argument("--case-timeout-ms", type=int, default=300_000, help="budget of one test case (default 300000)")
+    w.add_argument("--retries", type=int, default=2, help="request retries on errors, timeouts, 429, 5xx (default 2)")
+    w.add_argument("--max-tokens", type=int, default=8192, help="builder reply budget (default 8192)")
+    w.add_argument("--temperature", type=float, default=0.0, help="builder sampling temperature (default 0)")
+    w.add_argument("--agent-max-tokens", type=int, default=256, help="agent reply budget per action (default 256)")
+    w.add_argument("--feedback-images", action="store_true", help="screenshots in the feedback (a VLM builder)")
+    w.add_argument("--extra-body", metavar="JSON", help="server-specific request fields for every server")
+    w.add_argument("--ids", help="comma-separated task ids to run (default: all)")
+    w.add_argument("--width", type=int, default=1280, help="viewport width in px (default 1280)")
+    w.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
+    w.add_argument("--max-pages", type=int, default=4, help="concurrent browser pages (default 4)")
+    w.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
+    w.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def run_webgen_bench(args: argparse.Namespace) -> int:
+    from vcoder.cli.agent_build import UsageError, extra_body
+    from vcoder.eval.webgen_bench import EndpointUnavailable, evaluate_webgen, summary_line
+    from vcoder.eval.webgen_config import WebGenConfig
+
+    def usage(message: str) -> int:
+        print(f"vcoder eval webgen-bench: error: {message}", file=sys.stderr)
+        return 2
+
+    if bool(args.judge_url) != bool(args.judge_model):
+        return usage(f"--judge-url and --judge-model go together (got {args.judge_url!r}, {args.judge_model!r})")
+    try:
+        config = WebGenConfig(
+            base_url=args.base_url,
+            model=args.model,
+            agent_base_url=args.agent_base_url,
+            agent_model=args.agent_model,
+            judge_base_url=args.judge_url,
+            judge_model=args.judge_model,
+            judge=not args.no_judge,
+            max_turns=args.max_turns,
+            max_actions=args.max_actions,
+            concurrency=args.concurrency,
+            timeout_ms=args.timeout_ms,
+            agent_timeout_ms=args.agent_timeout_ms,
+            case_timeout_ms=args.case_timeout_ms,
+            retries=args.retries,
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            agent_max_tokens=args.agent_max_tokens,
+            extra_body=extra_body(args.extra_body),
+            width=args.width,
+            height=args.height,
+            feedback_images=args.feedback_images,
+            max_pages=args.max_pages,
+        )
+    except (UsageError, ValueError) as exc:
+        return usage(str(exc))
+    ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
+    try:
+        summary = evaluate_webgen(
+            args.tasks, args.out, config, ids=ids, overwrite=args.overwrite, progress=not args.no_progress
+        )
+    except (FileNotFoundError, ValueError, EndpointUnavailable) as exc:
+        return usage(str(exc))
+    print(json.dumps(summary) if args.json else summary_line(summary))
+    if summary["missing_ids"]:
+        print(
+            f"vcoder eval webgen-bench: {len(summary['missing_ids'])} task(s) not scored: "
+            + "; ".join(f"{k}: {v}" for k, v in summary["infrastructure"].items())
+            + " (run the same command again to retry them)",
+            file=sys.stderr,
+        )
+        return 3
+    return 0

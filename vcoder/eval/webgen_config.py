@@ -1,0 +1,107 @@
+"""Settings of a WebGen-Bench run (:func:`vcoder.eval.webgen_bench.evaluate_webgen`): one frozen value."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from vcoder.agents.site_records import EpisodeOptions
+
+#: WebGen-Bench's GUI-agent action budget per test case
+MAX_ACTIONS = 15
+
+
+@dataclass(frozen=True)
+class WebGenConfig:
+    """Settings of a WebGen-Bench run (timeouts in ms)."""
+
+    base_url: str = field(metadata={"help": "The site-building model's OpenAI-compatible server."})
+    model: str = field(metadata={"help": "The site-building model's name on that server."})
+    agent_base_url: str = field(metadata={"help": "The VLM GUI agent's server."})
+    agent_model: str = field(metadata={"help": "The VLM GUI agent's model."})
+    judge_base_url: str | None = field(
+        default=None, metadata={"help": "Screenshot judge's server (default: agent's)."}
+    )
+    judge_model: str | None = field(default=None, metadata={"help": "Screenshot judge's model (default: agent's)."})
+    judge: bool = field(default=True, metadata={"help": "Grade appearance (False: appearance is null)."})
+    max_turns: int = field(default=1, metadata={"help": "Turns per site: 1 = one-shot, more = agent mode."})
+    max_actions: int = field(default=MAX_ACTIONS, metadata={"help": "GUI-agent actions per case (<= 15)."})
+    concurrency: int = field(default=2, metadata={"help": "Tasks in flight."})
+    timeout_ms: int = field(default=600_000, metadata={"help": "Budget of one builder request."})
+    agent_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one agent or judge request."})
+    case_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one test case."})
+    retries: int = field(default=2, metadata={"help": "Request retries on errors, timeouts, 429 and 5xx."})
+    max_tokens: int = field(default=8192, metadata={"help": "Builder reply budget."})
+    temperature: float = field(default=0.0, metadata={"help": "Builder sampling temperature."})
+    agent_max_tokens: int = field(default=256, metadata={"help": "Agent reply budget per action."})
+    extra_body: dict[str, Any] | None = field(default=None, metadata={"help": "Request fields for every server."})
+    width: int = field(default=1280, metadata={"help": "Viewport width, px."})
+    height: int = field(default=720, metadata={"help": "Viewport height, px."})
+    feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (a VLM builder)."})
+    max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages."})
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_actions <= MAX_ACTIONS:
+            raise ValueError(
+                f"max_actions must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.max_actions}"
+            )
+        positive = ("max_turns", "concurrency", "timeout_ms", "agent_timeout_ms", "case_timeout_ms", "max_tokens")
+        bad = {k: getattr(self, k) for k in (*positive, "agent_max_tokens", "width", "height", "max_pages")}
+        bad = {k: v for k, v in bad.items() if v < 1}
+        if bad or self.retries < 0:
+            raise ValueError(f"these settings must be >= 1 (retries >= 0): {bad or {'retries': self.retries}}")
+        if bool(self.judge_base_url) != bool(self.judge_model):
+            raise ValueError(
+                f"judge_base_url and judge_model go together (got {self.judge_base_url!r}, {self.judge_model!r}); "
+                "give both, or neither to use the agent's endpoint"
+            )
+
+    @property
+    def mode(self) -> str:
+        return "one-shot" if self.max_turns == 1 else "agent"
+
+    @property
+    def judge_endpoint(self) -> tuple[str, str] | None:
+        """``(url, model)`` of the screenshot judge, None when appearance is not judged."""
+        if not self.judge:
+            return None
+        return (
+            (self.judge_base_url, self.judge_model) if self.judge_base_url else (self.agent_base_url, self.agent_model)
+        )
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a resumed run must share with the stored rows (servers may move; models and budgets may not)."""
+        judge = self.judge_endpoint
+        return {
+            "model": self.model,
+            "agent_model": self.agent_model,
+            "judge_model": judge[1] if judge else None,
+            "max_turns": self.max_turns,
+            "max_actions": self.max_actions,
+        }
+
+    def episode_options(self) -> EpisodeOptions:
+        """The building episode's options: appearance only (the benchmark's cases stay hidden)."""
+        return EpisodeOptions(
+            max_turns=self.max_turns,
+            gui_weight=0.0,
+            feedback_images=self.feedback_images,
+            width=self.width,
+            height=self.height,
+            load_timeout_ms=30_000,  # a Babel or React site on a loaded machine
+            settle_timeout_ms=15_000,
+            reply_timeout_ms=self.timeout_ms * (self.retries + 1) + 30_000,
+            max_reply_tokens=self.max_tokens,
+            temperature=self.temperature,
+        )
+
+    def case_options(self) -> EpisodeOptions:
+        """The final grading's options: the test cases only."""
+        return dataclasses.replace(
+            self.episode_options(),
+            screenshot_weight=0.0,
+            gui_weight=1.0,
+            case_step_limit=self.max_actions,
+            case_deadline_ms=self.case_timeout_ms,
+        )
