@@ -28,7 +28,9 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     assert set(summary["holdout"]) == {"untrained", "sft", "grpo"}
     for metrics in summary["holdout"].values():
         assert set(metrics) >= {"block_match", "text", "position", "color", "overall"}
-        assert all(0.0 <= v <= 1.0 for v in metrics.values())
+        # every held-out page was scored (n counts the scored pages; the metrics are means in [0, 1])
+        assert metrics["n"] == 8
+        assert all(0.0 <= metrics[m] <= 1.0 for m in ("block_match", "text", "position", "color", "overall"))
     reward = summary["grpo_reward"]
     # 4 optimizer steps, each generation used for two of them: two logged rewards, one per window
     assert reward["steps"] == 2 and reward["window"] == 1 and 0.0 <= reward["start"] <= 5.0
