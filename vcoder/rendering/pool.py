@@ -1,80 +1,25 @@
-"""``AsyncBrowserPool``: the one rendering implementation (hermetic, contained, page-reusing Chromium pool)."""
+"""``AsyncBrowserPool``: the one rendering implementation (hermetic, contained, page-reusing Chromium pool).
+
+The pool is the public face; the work is done by its parts: ``loop`` (the home event loop), ``browser`` (Chromium's
+lifecycle), ``slots`` (the reusable pages), ``renderer`` (the render loop), ``capture`` (screenshot + layout),
+``network`` (the hermetic router) and ``live`` (pages lent to agents).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import dataclasses
-import functools
-import itertools
-import logging
-import re
-import time
 from collections.abc import Iterable
 
-from vcoder.rendering import browser as _browser
+from vcoder.rendering import live
 from vcoder.rendering.assets import AssetStore
-from vcoder.rendering.capture import INIT_JS, capture
-from vcoder.rendering.network import ORIGIN_DOMAIN, HermeticRouter, RenderTarget, close_websocket
+from vcoder.rendering.browser import Browser
+from vcoder.rendering.loop import HomeLoop
+from vcoder.rendering.renderer import Job, Renderer
 from vcoder.rendering.types import FailureKind, Rendered
 
-logger = logging.getLogger(__name__)
-
-MARGIN_S = 1.5  # deadline slack over timeout_ms for the whole render (goto + layout + screenshot)
-CLOSE_TIMEOUT_S = 3.0
 MAX_HTML_BYTES = 8_000_000  # larger documents fail fast: sending them through the protocol alone blocks for seconds
-HEAP_CHECK_EVERY = 50
-HEAP_LIMIT = 768 * 2**20
-
-
-def _on_home_loop(method):
-    """Run an async method on the pool's home loop, whichever event loop awaits it (TRL uses its own)."""
-
-    @functools.wraps(method)
-    async def wrapper(self, *args, **kwargs):
-        here = asyncio.get_running_loop()
-        home = self._loop
-        if home is not None and home.is_closed():
-            self._forget()  # the loop that owned the browser is gone (e.g. an earlier asyncio.run): start afresh
-            home = None
-        if home is None or home is here:
-            self._loop = here
-            return await method(self, *args, **kwargs)
-        if not home.is_running():
-            raise RuntimeError(
-                "this AsyncBrowserPool's event loop is not running, so it cannot serve a call from another loop; "
-                "use the pool from the loop that started it, or use BrowserPool (it keeps its own loop thread)"
-            )
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(method(self, *args, **kwargs), home))
-
-    return wrapper
-
-
-class _Slot:
-    """One reusable page with its own browser context, route handler and per-render state."""
-
-    def __init__(self, index: int):
-        self.index = index
-        self.target = RenderTarget()
-        self.context = None
-        self.page = None
-        self.generation = -1
-        self.renders = 0
-        self.crashed = False
-        self.viewport: tuple[int, int] | None = None
-        self.console: list[str] = []
-        self._expected: tuple[str, asyncio.Future] | None = None
-
-    def expect(self, url: str) -> asyncio.Future:
-        """A future resolved when the main frame commits ``url``."""
-        fut = asyncio.get_running_loop().create_future()
-        self._expected = (url, fut)
-        return fut
-
-    def on_navigated(self, frame) -> None:
-        if frame.parent_frame is None and self._expected and frame.url == self._expected[0]:
-            if not self._expected[1].done():
-                self._expected[1].set_result(True)
 
 
 class AsyncBrowserPool:
@@ -116,56 +61,69 @@ class AsyncBrowserPool:
         self.max_pages, self.executable_path, self.assets_dir = max_pages, executable_path, assets_dir
         self.timeout_ms, self.max_height, self.recycle_after = timeout_ms, max_height, recycle_after
         self.launch_args = tuple(launch_args)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._home = HomeLoop(on_lost=self._forget)
         self._store: AssetStore | None = None
-        self._counter = itertools.count(1)
         self._stats = dict.fromkeys(
             ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits"), 0
         )
         self._forget()
 
     def _forget(self) -> None:
-        self._pw = self._browser = self._free = self._start_lock = self._relaunch_lock = None
-        self._slots: list[_Slot] = []
-        self._generation = 0
-        self.marker = ""
+        self._renderer: Renderer | None = None
+        self._start_lock: asyncio.Lock | None = None
+
+    # TEMPORARY (until the public loop API lands): sync.py and agents/runner.py still use the old private name
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop | None:
+        return self._home.loop
+
+    @_loop.setter
+    def _loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._home = HomeLoop(loop, on_lost=self._forget)
+
+    @property
+    def marker(self) -> str:
+        """The command-line switch that tells this pool's Chromium processes apart ("" before the first start)."""
+        return self._renderer.browser.marker if self._renderer is not None else ""
 
     # lifecycle
-    @_on_home_loop
     async def start(self) -> None:
         """Launch Chromium and open the page slots (idempotent; render() calls it on first use)."""
+        await self._home.run(self._start)
+
+    async def _start(self) -> Renderer:
         if self._start_lock is None:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
-            if self._browser is not None:
-                return
-            from playwright.async_api import async_playwright
-
+            if self._renderer is not None:
+                return self._renderer
             if self._store is None:
                 self._store = AssetStore(self.assets_dir)
                 # parse Tailwind's 2.9 MB stylesheet while Chromium launches (pruned per page, see cssprune.py)
                 asyncio.get_running_loop().run_in_executor(None, self._store.prewarm)
-            self._pw = await async_playwright().start()
-            self._relaunch_lock = asyncio.Lock()
-            await self._launch()
-            self._slots = [_Slot(i) for i in range(self.max_pages)]
-            self._free = asyncio.Queue()
-            for slot in self._slots:
-                await self._open_slot(slot)
-                self._free.put_nowait(slot)
+            browser = Browser(executable_path=self.executable_path, extra_args=self.launch_args, stats=self._stats)
+            await browser.start()
+            renderer = Renderer(
+                browser,
+                self._store,
+                max_pages=self.max_pages,
+                max_height=self.max_height,
+                recycle_after=self.recycle_after,
+                stats=self._stats,
+            )
+            await renderer.slots.open_all()
+            self._renderer = renderer
+            return renderer
 
-    @_on_home_loop
     async def close(self) -> None:
         """Close the browser and Playwright (the pool can be started again afterwards)."""
-        browser, pw = self._browser, self._pw
+        await self._home.run(self._close)
+
+    async def _close(self) -> None:
+        renderer = self._renderer
         self._forget()
-        self._generation = -1  # an intentional close: no "disconnected" warning
-        with contextlib.suppress(Exception):
-            if browser is not None:
-                await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
-        with contextlib.suppress(Exception):
-            if pw is not None:
-                await asyncio.wait_for(pw.stop(), CLOSE_TIMEOUT_S)
+        if renderer is not None:
+            await renderer.close()
 
     async def __aenter__(self) -> AsyncBrowserPool:
         await self.start()
@@ -180,184 +138,31 @@ class AsyncBrowserPool:
 
     def browser_pids(self) -> list[int]:
         """Process ids of the running browser's process tree (the first one is the browser itself)."""
-        return [p.pid for p in _browser.browser_processes(self.marker)] if self.marker else []
-
-    # browser and slots
-    async def _launch(self) -> None:
-        args, marker = _browser.launch_args(self.launch_args)
-        exe = _browser.find_executable(self.executable_path, self._pw.chromium.executable_path)
-        self._browser = await self._pw.chromium.launch(executable_path=exe, args=args, headless=True, timeout=60000)
-        self.marker = marker
-        self._generation += 1
-        gen = self._generation
-        self._browser.on("disconnected", lambda _: self._generation == gen and logger.warning("Chromium disconnected"))
-
-    async def _relaunch(self, seen_generation: int) -> None:
-        async with self._relaunch_lock:
-            if self._generation != seen_generation:
-                return  # another render already relaunched it
-            self._stats["relaunches"] += 1
-            old, marker = self._browser, self.marker
-            # the browser is dead or hung: kill its process tree first, a graceful close could wait on a busy tab
-            for proc in _browser.browser_processes(marker):
-                with contextlib.suppress(Exception):
-                    proc.kill()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(old.close(), CLOSE_TIMEOUT_S)
-            await self._launch()
-
-    async def _open_slot(self, slot: _Slot) -> None:
-        slot.page = None
-        ctx = await self._browser.new_context(
-            viewport={"width": 1280, "height": 720},
-            device_scale_factor=1,
-            reduced_motion="reduce",
-            color_scheme="light",
-            locale="en-US",
-            timezone_id="UTC",
-            service_workers="block",
-            accept_downloads=False,
-        )
-        slot.context, slot.generation, slot.renders, slot.crashed = ctx, self._generation, 0, False
-        await ctx.add_init_script(INIT_JS)
-        await ctx.route("**/*", HermeticRouter(slot.target, self._store))
-        await ctx.route_web_socket(re.compile(r".*"), close_websocket)
-        ctx.on("page", lambda p: self._close_popup(slot, p))
-        page = await ctx.new_page()
-        page.on("dialog", _dismiss)
-        page.on("framenavigated", slot.on_navigated)
-        page.on("crash", lambda _: setattr(slot, "crashed", True))
-        page.on("console", lambda m: m.type == "error" and slot.console.append(m.text[:500]))
-        page.on("pageerror", lambda e: slot.console.append(str(e)[:500]))
-        slot.page, slot.viewport = page, (1280, 720)
-
-    def _close_popup(self, slot: _Slot, page) -> None:
-        if slot.page is not None and page is not slot.page:
-            asyncio.ensure_future(_quiet(page.close(run_before_unload=False)))
-
-    async def _discard(self, slot: _Slot) -> None:
-        """Drop a slot's context (hung, crashed or worn page); a context that will not close relaunches the browser."""
-        ctx, slot.context, slot.page = slot.context, None, None
-        self._stats["page_replacements"] += 1
-        if ctx is None:
-            return
-        try:
-            await asyncio.wait_for(ctx.close(), CLOSE_TIMEOUT_S)
-        except Exception as exc:
-            if self._browser is not None and self._browser.is_connected() and slot.generation == self._generation:
-                logger.warning("a page context would not close (%s); relaunching Chromium", exc)
-                await self._relaunch(slot.generation)
-
-    async def _ready(self, slot: _Slot, width: int, height: int) -> None:
-        if slot.page is None or slot.generation != self._generation or slot.page.is_closed():
-            if slot.page is not None:
-                await self._discard(slot)
-            await self._open_slot(slot)
-        if slot.viewport != (width, height):
-            await slot.page.set_viewport_size({"width": width, "height": height})
-            slot.viewport = (width, height)
+        return self._renderer.browser.pids() if self._renderer is not None else []
 
     # rendering
-    async def _load(self, slot: _Slot, html: bytes, timeout_ms: float, base_dir) -> None:
-        await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
-        origin = f"http://r{next(self._counter)}.{ORIGIN_DOMAIN}"
-        slot.target.reset(origin, html, str(base_dir) if base_dir is not None else None)
-        slot.console = []
-        # wait for our document to commit, not for goto: goto also waits on navigations the page starts while
-        # loading, and those we refuse (204) may leave it hanging; the load event is awaited in the capture script
-        url = origin + "/index.html"
-        committed = slot.expect(url)
-        nav = asyncio.ensure_future(slot.page.goto(url, wait_until="commit", timeout=timeout_ms))
-        nav.add_done_callback(_consume)
-        done, _ = await asyncio.wait({nav, committed}, return_when=asyncio.FIRST_COMPLETED)
-        if committed not in done:
-            committed.cancel()
-            nav.result()
-
-    async def _attempt(self, slot, html, full_page, timeout_ms, base_dir) -> Rendered:
-        await self._load(slot, html, timeout_ms, base_dir)
-        result = await capture(
-            slot.page, full_page=full_page, max_height=self.max_height, timeout_ms=timeout_ms, console=slot.console
-        )
-        slot.renders += 1
-        if slot.renders >= self.recycle_after:
-            await self._discard(slot)
-        elif slot.renders % HEAP_CHECK_EVERY == 0:
-            heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
-            if heap > HEAP_LIMIT:
-                await self._discard(slot)
-        return result
-
-    async def _render_one(self, html, width, height, full_page, timeout_ms, base_dir) -> Rendered:
+    def _job(self, html, width, height, full_page, timeout_ms, base_dir) -> Job | Rendered:
         if isinstance(html, bytes):
             html = html.decode("utf-8", errors="replace")
         if not isinstance(html, str) or not html.strip():
-            self._stats["failures"] += 1
             return Rendered.failure(FailureKind.EMPTY, f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
         data = html.encode("utf-8", errors="replace")
         if len(data) > MAX_HTML_BYTES:
-            self._stats["failures"] += 1
             return Rendered.failure(
                 FailureKind.TOO_LARGE,
                 f"too_large: the HTML is {len(data)} bytes, over the {MAX_HTML_BYTES} byte limit",
             )
-        timeout_ms = timeout_ms or self.timeout_ms
-        await self.start()
-        result = None
-        for attempt in range(2):
-            slot = await self._free.get()
-            t0 = time.perf_counter()
-            gen = self._generation
-            try:
-                await self._ready(slot, width, height)
-                gen = slot.generation
-                result = await asyncio.wait_for(
-                    self._attempt(slot, data, full_page, timeout_ms, base_dir), timeout_ms / 1000 + MARGIN_S
-                )
-                break
-            except Exception as exc:
-                elapsed = (time.perf_counter() - t0) * 1000
-                result = await self._failed(slot, gen, exc, timeout_ms, elapsed)
-                if result is None and attempt == 0:
-                    continue  # the browser died under this render: relaunched, retry once
-                result = result or Rendered.failure(
-                    FailureKind.BROWSER, f"crashed: Chromium died twice while rendering ({exc})", elapsed
-                )
-                break
-            finally:
-                self._free.put_nowait(slot)
-        elapsed = (time.perf_counter() - t0) * 1000
-        self._stats["renders"] += 1
-        if not result.ok:
+        base = str(base_dir) if base_dir is not None else None
+        return Job(data, width, height, full_page, timeout_ms or self.timeout_ms, base)
+
+    async def _render_one(self, html, width, height, full_page, timeout_ms, base_dir) -> Rendered:
+        job = self._job(html, width, height, full_page, timeout_ms, base_dir)
+        if isinstance(job, Rendered):
             self._stats["failures"] += 1
-        return dataclasses.replace(result, elapsed_ms=elapsed)
+            return job
+        renderer = await self._start()
+        return await renderer.render(job)
 
-    async def _failed(self, slot: _Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
-        """Classify a failed render and repair the slot; None means "the browser died: retry"."""
-        from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-        if gen != self._generation or self._browser is None or not self._browser.is_connected():
-            if gen == self._generation:
-                await self._relaunch(gen)
-            return None
-        if slot.crashed:
-            self._stats["crashes"] += 1
-            await self._discard(slot)
-            return Rendered.failure(
-                FailureKind.PAGE_CRASH, "crashed: the page's renderer process crashed (out of memory?)", elapsed
-            )
-        await self._discard(slot)
-        if isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeout)):
-            self._stats["timeouts"] += 1
-            return Rendered.failure(
-                FailureKind.TIMEOUT, f"timeout: the page did not finish rendering within {timeout_ms:.0f} ms", elapsed
-            )
-        logger.debug("render failed", exc_info=exc)
-        return Rendered.failure(
-            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}", elapsed
-        )
-
-    @_on_home_loop
     async def render(
         self,
         html: str,
@@ -381,9 +186,8 @@ class AsyncBrowserPool:
         Returns:
             The ``Rendered`` result; ``elapsed_ms`` excludes time spent waiting for a free page.
         """
-        return await self._render_one(html, width, height, full_page, timeout_ms, base_dir)
+        return await self._home.run(self._render_one, html, width, height, full_page, timeout_ms, base_dir)
 
-    @_on_home_loop
     async def render_many(
         self,
         htmls,
@@ -412,6 +216,11 @@ class AsyncBrowserPool:
             raise ValueError(
                 f"base_dirs has {len(base_dirs)} entries for {len(htmls)} documents; pass one per document"
             )
+        return await self._home.run(
+            self._render_many, htmls, width, height, full_page, timeout_ms, base_dirs, progress
+        )
+
+    async def _render_many(self, htmls, width, height, full_page, timeout_ms, base_dirs, progress) -> list[Rendered]:
         first: dict = {}
         owner = [
             first.setdefault((h, None if b is None else str(b)), i) for i, (h, b) in enumerate(zip(htmls, base_dirs))
@@ -447,60 +256,16 @@ class AsyncBrowserPool:
         Raises:
             RuntimeError: the page could not be loaded (the message says why), or called from a foreign loop.
         """
-        if self._loop is not None and not self._loop.is_closed() and asyncio.get_running_loop() is not self._loop:
+        if not self._home.is_here():
             raise RuntimeError("open_page must run on the pool's own event loop (Playwright pages are loop-bound)")
-        await self.start()
-        timeout_ms = timeout_ms or self.timeout_ms
-        slot = await self._free.get()
-        try:
-            gen = slot.generation
-            try:
-                await self._ready(slot, width, height)
-                gen = slot.generation
-                data = html.encode("utf-8", errors="replace")
-                await asyncio.wait_for(self._load(slot, data, timeout_ms, base_dir), timeout_ms / 1000 + MARGIN_S)
-            except Exception as exc:
-                failed = await self._failed(slot, gen, exc, timeout_ms, 0.0)
-                raise RuntimeError(f"open_page could not load the page: {failed.error if failed else exc}") from exc
-            yield slot.page
-            if slot.page is None or slot.page.is_closed() or slot.crashed:
-                await self._discard(slot)
-        finally:
-            self._free.put_nowait(slot)
+        base = str(base_dir) if base_dir is not None else None
+        job = Job(html.encode("utf-8", errors="replace"), width, height, True, timeout_ms or self.timeout_ms, base)
+        renderer = await self._home.run(self._start)
+        async with live.lend_page(renderer, job) as page:
+            yield page
 
     async def snapshot(self, page, *, full_page: bool = True) -> Rendered:
         """Screenshot + layout of a live page's current state (a page from ``open_page``)."""
-        slot = next((s for s in self._slots if s.page is page), None)
-        t0 = time.perf_counter()
-        try:
-            r = await asyncio.wait_for(
-                capture(
-                    page,
-                    full_page=full_page,
-                    max_height=self.max_height,
-                    timeout_ms=self.timeout_ms,
-                    console=slot.console if slot else [],
-                ),
-                self.timeout_ms / 1000 + MARGIN_S,
-            )
-        except Exception as exc:
-            kind = FailureKind.TIMEOUT if isinstance(exc, asyncio.TimeoutError) else FailureKind.NAVIGATION
-            return Rendered.failure(
-                kind, f"snapshot: {type(exc).__name__}: {str(exc)[:300]}", (time.perf_counter() - t0) * 1000
-            )
-        return dataclasses.replace(r, elapsed_ms=(time.perf_counter() - t0) * 1000)
-
-
-async def _dismiss(dialog) -> None:
-    with contextlib.suppress(Exception):
-        await dialog.dismiss()
-
-
-def _consume(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()  # retrieved: a late goto failure after the document committed is not an error
-
-
-async def _quiet(coro) -> None:
-    with contextlib.suppress(Exception):
-        await coro
+        return await live.snapshot(
+            self._renderer, page, full_page=full_page, timeout_ms=self.timeout_ms, max_height=self.max_height
+        )

@@ -1,0 +1,67 @@
+"""Live pages: a loaded hermetic page lent to a caller (an agent) that drives it with Playwright's ``Page`` API.
+
+The caller owns the page while it holds it; when it gives it back the slot is reused, or replaced when the page was
+closed, crashed or discarded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections.abc import AsyncIterator
+
+from vcoder.rendering.capture import capture
+from vcoder.rendering.renderer import MARGIN_MS, Job, Renderer
+from vcoder.rendering.types import FailureKind, Rendered
+
+
+@contextlib.asynccontextmanager
+async def lend_page(renderer: Renderer, job: Job) -> AsyncIterator:
+    """A free slot's page loaded with ``job``'s document, for the duration of the ``async with`` block.
+
+    Raises:
+        RuntimeError: the page could not be loaded (the message says why).
+    """
+    slots = renderer.slots
+    slot = await slots.acquire()
+    try:
+        gen = slot.generation
+        try:
+            await slots.ready(slot, job.width, job.height)
+            gen = slot.generation
+            await asyncio.wait_for(renderer.load(slot, job), (job.timeout_ms + MARGIN_MS) / 1000)
+        except Exception as exc:
+            failed = await renderer.classify(slot, gen, exc, job.timeout_ms, 0.0)
+            raise RuntimeError(f"open_page could not load the page: {failed.error if failed else exc}") from exc
+        yield slot.page
+        if slot.page is None or slot.page.is_closed() or slot.crashed:
+            await slots.discard(slot)
+    finally:
+        slots.release(slot)
+
+
+async def snapshot(
+    renderer: Renderer | None, page, *, full_page: bool, timeout_ms: float, max_height: int
+) -> Rendered:
+    """Screenshot + layout of a live page's current state."""
+    slot = renderer.slots.find(page) if renderer is not None else None
+    t0 = time.perf_counter()
+    try:
+        r = await asyncio.wait_for(
+            capture(
+                page,
+                full_page=full_page,
+                max_height=max_height,
+                timeout_ms=timeout_ms,
+                console=slot.console if slot else [],
+            ),
+            (timeout_ms + MARGIN_MS) / 1000,
+        )
+    except Exception as exc:
+        kind = FailureKind.TIMEOUT if isinstance(exc, asyncio.TimeoutError) else FailureKind.NAVIGATION
+        return Rendered.failure(
+            kind, f"snapshot: {type(exc).__name__}: {str(exc)[:300]}", (time.perf_counter() - t0) * 1000
+        )
+    return dataclasses.replace(r, elapsed_ms=(time.perf_counter() - t0) * 1000)

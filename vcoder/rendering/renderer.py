@@ -1,0 +1,156 @@
+"""The render loop: load a document into a free slot, capture it, keep the slot healthy, type what went wrong.
+
+A render that fails because the browser died under it is retried once on the relaunched browser; a page that hangs,
+crashes its renderer or leaves its document fails with its own ``FailureKind`` and its slot is replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+import time
+
+from vcoder.rendering.assets import AssetStore
+from vcoder.rendering.browser import Browser
+from vcoder.rendering.capture import capture
+from vcoder.rendering.network import ORIGIN_DOMAIN
+from vcoder.rendering.slots import Slot, Slots
+from vcoder.rendering.types import FailureKind, Rendered
+
+logger = logging.getLogger(__name__)
+
+MARGIN_MS = 1500  # deadline slack over timeout_ms for the whole render (goto + layout + screenshot)
+HEAP_CHECK_EVERY = 50
+HEAP_LIMIT = 768 * 2**20
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One document to render (or to open as a live page), validated."""
+
+    html: bytes
+    width: int
+    height: int
+    full_page: bool
+    timeout_ms: float
+    base_dir: str | None
+
+
+class Renderer:
+    """The started part of a pool: its browser, its slots and the render loop over them.
+
+    Args:
+        browser: a started browser.
+        store: the asset cache.
+        max_pages: number of slots.
+        max_height: screenshot height cap in px.
+        recycle_after: renders after which a slot's context is replaced.
+        stats: the pool's counters.
+    """
+
+    def __init__(
+        self, browser: Browser, store: AssetStore, *, max_pages: int, max_height: int, recycle_after: int, stats: dict
+    ):
+        self.browser, self.stats = browser, stats
+        self.max_height, self.recycle_after = max_height, recycle_after
+        self.slots = Slots(browser, store, max_pages, stats)
+        self._counter = itertools.count(1)
+
+    async def load(self, slot: Slot, job: Job) -> None:
+        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns when the document commits."""
+        await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
+        origin = f"http://r{next(self._counter)}.{ORIGIN_DOMAIN}"
+        slot.target.reset(origin, job.html, job.base_dir)
+        slot.console = []
+        # wait for our document to commit, not for goto: goto also waits on navigations the page starts while
+        # loading, and those we refuse (204) may leave it hanging; the load event is awaited in the capture script
+        url = origin + "/index.html"
+        committed = slot.expect(url)
+        nav = asyncio.ensure_future(slot.page.goto(url, wait_until="commit", timeout=job.timeout_ms))
+        nav.add_done_callback(_consume)
+        done, _ = await asyncio.wait({nav, committed}, return_when=asyncio.FIRST_COMPLETED)
+        if committed not in done:
+            committed.cancel()
+            nav.result()
+
+    async def _attempt(self, slot: Slot, job: Job) -> Rendered:
+        await self.load(slot, job)
+        result = await capture(
+            slot.page,
+            full_page=job.full_page,
+            max_height=self.max_height,
+            timeout_ms=job.timeout_ms,
+            console=slot.console,
+        )
+        slot.renders += 1
+        if slot.renders >= self.recycle_after:
+            await self.slots.discard(slot)
+        elif slot.renders % HEAP_CHECK_EVERY == 0:
+            heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
+            if heap > HEAP_LIMIT:
+                await self.slots.discard(slot)
+        return result
+
+    async def render(self, job: Job) -> Rendered:
+        """Render ``job`` in the next free slot; never raises for the page's faults (see ``classify``)."""
+        result = None
+        for attempt in range(2):
+            slot = await self.slots.acquire()
+            t0 = time.perf_counter()
+            gen = self.browser.generation
+            try:
+                await self.slots.ready(slot, job.width, job.height)
+                gen = slot.generation
+                result = await asyncio.wait_for(self._attempt(slot, job), (job.timeout_ms + MARGIN_MS) / 1000)
+                break
+            except Exception as exc:
+                elapsed = (time.perf_counter() - t0) * 1000
+                result = await self.classify(slot, gen, exc, job.timeout_ms, elapsed)
+                if result is None and attempt == 0:
+                    continue  # the browser died under this render: relaunched, retry once
+                result = result or Rendered.failure(
+                    FailureKind.BROWSER, f"crashed: Chromium died twice while rendering ({exc})", elapsed
+                )
+                break
+            finally:
+                self.slots.release(slot)
+        elapsed = (time.perf_counter() - t0) * 1000
+        self.stats["renders"] += 1
+        if not result.ok:
+            self.stats["failures"] += 1
+        return dataclasses.replace(result, elapsed_ms=elapsed)
+
+    async def classify(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
+        """Type a failed render and repair its slot; None means "the browser died: relaunched, retry"."""
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        if gen != self.browser.generation or not self.browser.connected:
+            if gen == self.browser.generation:
+                await self.browser.relaunch(gen)
+            return None
+        if slot.crashed:
+            self.stats["crashes"] += 1
+            await self.slots.discard(slot)
+            return Rendered.failure(
+                FailureKind.PAGE_CRASH, "crashed: the page's renderer process crashed (out of memory?)", elapsed
+            )
+        await self.slots.discard(slot)
+        if isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeout)):
+            self.stats["timeouts"] += 1
+            return Rendered.failure(
+                FailureKind.TIMEOUT, f"timeout: the page did not finish rendering within {timeout_ms:.0f} ms", elapsed
+            )
+        logger.debug("render failed", exc_info=exc)
+        return Rendered.failure(
+            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}", elapsed
+        )
+
+    async def close(self) -> None:
+        await self.browser.close()
+
+
+def _consume(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()  # retrieved: a late goto failure after the document committed is not an error
