@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Iterable
+import os
+from collections.abc import AsyncIterator, Iterable, Sequence
 
-from vcoder.rendering import live
+from vcoder.rendering import defaults, live
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import Browser
 from vcoder.rendering.loop import HomeLoop
@@ -29,7 +30,7 @@ class AsyncBrowserPool:
         max_pages: concurrent page slots (each its own browser context).
         executable_path: Chromium binary (default: ``$VCODER_CHROMIUM``, Playwright's, then ``/usr/bin/chromium``).
         assets_dir: front-end asset cache (default ``$VCODER_ASSETS_DIR`` or ``~/.cache/vcoder/assets``).
-        timeout_ms: default per-render deadline.
+        timeout_ms: default per-render deadline, in ms.
         max_height: screenshot height cap in px (taller pages are cut, ``Rendered.truncated``).
         launch_args: extra Chromium flags.
         recycle_after: renders after which a slot's context is replaced. Measured over 500 renders: browser memory
@@ -43,14 +44,14 @@ class AsyncBrowserPool:
     def __init__(
         self,
         *,
-        max_pages: int = 2,
-        executable_path: str | None = None,
-        assets_dir: str | None = None,
-        timeout_ms: float = 15000,
-        max_height: int = 8192,
+        max_pages: int = defaults.MAX_PAGES,
+        executable_path: str | os.PathLike | None = None,
+        assets_dir: str | os.PathLike | None = None,
+        timeout_ms: float = defaults.TIMEOUT_MS,
+        max_height: int = defaults.MAX_HEIGHT,
         launch_args: Iterable[str] = (),
-        recycle_after: int = 100,
-    ):
+        recycle_after: int = defaults.RECYCLE_AFTER,
+    ) -> None:
         if max_pages < 1:
             raise ValueError(f"max_pages must be >= 1, got {max_pages}")
         if timeout_ms <= 0 or max_height <= 0 or recycle_after < 1:
@@ -165,13 +166,13 @@ class AsyncBrowserPool:
 
     async def render(
         self,
-        html: str,
+        html: str | bytes,
         *,
-        width: int = 1280,
-        height: int = 720,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
         full_page: bool = True,
-        timeout_ms=None,
-        base_dir=None,
+        timeout_ms: float | None = None,
+        base_dir: str | os.PathLike | None = None,
     ) -> Rendered:
         """Render one HTML document. Never raises for a bad page: failures are ``Rendered(ok=False, error=...)``.
 
@@ -190,13 +191,13 @@ class AsyncBrowserPool:
 
     async def render_many(
         self,
-        htmls,
+        htmls: Iterable[str | bytes],
         *,
-        width: int = 1280,
-        height: int = 720,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
         full_page: bool = True,
-        timeout_ms=None,
-        base_dirs=None,
+        timeout_ms: float | None = None,
+        base_dirs: Sequence[str | os.PathLike | None] | None = None,
         progress: bool = False,
     ) -> list[Rendered]:
         """Render many documents concurrently (identical inputs once; the copies have ``cached=True``).
@@ -247,11 +248,26 @@ class AsyncBrowserPool:
         return [done[o] if o == i else dataclasses.replace(done[o], cached=True) for i, o in enumerate(owner)]
 
     @contextlib.asynccontextmanager
-    async def open_page(self, html: str, *, width: int = 1280, height: int = 720, timeout_ms=None, base_dir=None):
+    async def open_page(
+        self,
+        html: str | bytes,
+        *,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
+        timeout_ms: float | None = None,
+        base_dir: str | os.PathLike | None = None,
+    ) -> AsyncIterator:
         """A live hermetic page loaded with ``html`` (for agents that click, type and evaluate), as a context manager.
 
         Same network and containment rules as ``render``; the slot is reused or replaced afterwards. Must be used
         on the pool's home event loop (the Page object belongs to it).
+
+        Args:
+            html: the document.
+            width, height, timeout_ms, base_dir: as in ``render`` (``timeout_ms`` bounds loading the page).
+
+        Yields:
+            A Playwright ``Page``, the caller's to drive until the block ends.
 
         Raises:
             RuntimeError: the page could not be loaded (the message says why), or called from a foreign loop.
@@ -265,7 +281,15 @@ class AsyncBrowserPool:
             yield page
 
     async def snapshot(self, page, *, full_page: bool = True) -> Rendered:
-        """Screenshot + layout of a live page's current state (a page from ``open_page``)."""
+        """Screenshot + layout of a live page's current state (a page from ``open_page``).
+
+        Args:
+            page: the live page.
+            full_page: as in ``render``.
+
+        Returns:
+            The ``Rendered`` result (failures typed as in ``render``).
+        """
         return await live.snapshot(
             self._renderer, page, full_page=full_page, timeout_ms=self.timeout_ms, max_height=self.max_height
         )

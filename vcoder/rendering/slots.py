@@ -7,6 +7,7 @@ import contextlib
 import logging
 import re
 
+from vcoder.rendering import defaults
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import CLOSE_TIMEOUT_MS, Browser
 from vcoder.rendering.capture import INIT_JS
@@ -15,7 +16,7 @@ from vcoder.rendering.network import HermeticRouter, RenderTarget, close_websock
 logger = logging.getLogger(__name__)
 
 CONTEXT_OPTIONS = {
-    "viewport": {"width": 1280, "height": 720},
+    "viewport": {"width": defaults.WIDTH, "height": defaults.HEIGHT},
     "device_scale_factor": 1,
     "reduced_motion": "reduce",
     "color_scheme": "light",
@@ -99,7 +100,7 @@ class Slots:
         page.on("crash", lambda _: setattr(slot, "crashed", True))
         page.on("console", lambda m: m.type == "error" and slot.console.append(m.text[:500]))
         page.on("pageerror", lambda e: slot.console.append(str(e)[:500]))
-        slot.page, slot.viewport = page, (1280, 720)
+        slot.page, slot.viewport = page, (defaults.WIDTH, defaults.HEIGHT)
 
     async def ready(self, slot: Slot, width: int, height: int) -> None:
         """Make ``slot`` usable at ``width`` x ``height``: reopened if its page is gone or from a dead browser."""
