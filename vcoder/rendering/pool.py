@@ -145,7 +145,11 @@ class AsyncBrowserPool:
     def _job(self, html, width, height, full_page, timeout_ms, base_dir) -> Job | Rendered:
         if isinstance(html, bytes):
             html = html.decode("utf-8", errors="replace")
-        if not isinstance(html, str) or not html.strip():
+        if not isinstance(html, str):
+            return Rendered.failure(
+                FailureKind.EMPTY, f"empty: there is no HTML (expected str or bytes, got {type(html).__name__})"
+            )
+        if not html.strip():
             return Rendered.failure(FailureKind.EMPTY, f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
         data = html.encode("utf-8", errors="replace")
         if len(data) > MAX_HTML_BYTES:
@@ -177,7 +181,7 @@ class AsyncBrowserPool:
         """Render one HTML document. Never raises for a bad page: failures are ``Rendered(ok=False, error=...)``.
 
         Args:
-            html: the document.
+            html: the document (None or anything else that is not str/bytes fails with ``FailureKind.EMPTY``).
             width: viewport width in px.
             height: viewport height in px (the minimum screenshot height when ``full_page``).
             full_page: screenshot the whole document (capped at ``max_height``) instead of the viewport.
@@ -223,9 +227,7 @@ class AsyncBrowserPool:
 
     async def _render_many(self, htmls, width, height, full_page, timeout_ms, base_dirs, progress) -> list[Rendered]:
         first: dict = {}
-        owner = [
-            first.setdefault((h, None if b is None else str(b)), i) for i, (h, b) in enumerate(zip(htmls, base_dirs))
-        ]
+        owner = [first.setdefault(_dedup_key(i, h, b), i) for i, (h, b) in enumerate(zip(htmls, base_dirs))]
         unique = sorted(set(owner))
         bar = None
         if progress:
@@ -274,8 +276,9 @@ class AsyncBrowserPool:
         """
         if not self._home.is_here():
             raise RuntimeError("open_page must run on the pool's own event loop (Playwright pages are loop-bound)")
-        base = str(base_dir) if base_dir is not None else None
-        job = Job(html.encode("utf-8", errors="replace"), width, height, True, timeout_ms or self.timeout_ms, base)
+        job = self._job(html, width, height, True, timeout_ms, base_dir)
+        if isinstance(job, Rendered):
+            raise RuntimeError(f"open_page could not load the page: {job.error}")
         renderer = await self._home.run(self._start)
         async with live.lend_page(renderer, job) as page:
             yield page
@@ -293,3 +296,10 @@ class AsyncBrowserPool:
         return await live.snapshot(
             self._renderer, page, full_page=full_page, timeout_ms=self.timeout_ms, max_height=self.max_height
         )
+
+
+def _dedup_key(index: int, html, base_dir) -> tuple:
+    """Identical documents (same HTML, same base_dir) share one render; anything that is not HTML stands alone."""
+    if not isinstance(html, (str, bytes)):
+        return ("not html", index)
+    return (html, None if base_dir is None else str(base_dir))
