@@ -2,16 +2,22 @@
 
 ``AsyncBrowserPool`` is the implementation, ``BrowserPool`` its synchronous facade and ``get_default_pool()`` the
 process-wide shared instance that rewards use. Playwright is imported only when a pool starts.
+
+Live pages: ``AsyncBrowserPool.open_page`` lends a loaded hermetic page to its caller (the GUI agent), who owns it
+for the ``async with`` block and drives it with Playwright's own ``Page`` API (click, fill, evaluate, screenshot);
+``snapshot(page)`` takes a ``Rendered`` of its current state and ``discard_page(page)`` gives up a hung one. The page
+lives on the pool's home event loop: run the code that drives it there with ``run_on_loop``.
 """
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 from vcoder.rendering.pool import AsyncBrowserPool
 from vcoder.rendering.sync import BrowserPool, get_default_pool
-from vcoder.rendering.types import FailureKind, Rendered
+from vcoder.rendering.types import BrowserUnavailable, FailureKind, Rendered
 
 __all__ = [
     "AsyncBrowserPool",
     "BrowserPool",
+    "BrowserUnavailable",
     "DomNode",
     "ElementBox",
     "FailureKind",

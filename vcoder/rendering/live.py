@@ -12,6 +12,7 @@ import dataclasses
 import time
 from collections.abc import AsyncIterator
 
+from vcoder.rendering.browser import CLOSE_TIMEOUT_MS
 from vcoder.rendering.capture import capture
 from vcoder.rendering.renderer import MARGIN_MS, Job, Renderer
 from vcoder.rendering.types import FailureKind, Rendered
@@ -36,10 +37,19 @@ async def lend_page(renderer: Renderer, job: Job) -> AsyncIterator:
             failed = await renderer.classify(slot, gen, exc, job.timeout_ms, 0.0)
             raise RuntimeError(f"open_page could not load the page: {failed.error if failed else exc}") from exc
         yield slot.page
-        if slot.page is None or slot.page.is_closed() or slot.crashed:
+        if slot.page is None or slot.page.is_closed() or slot.crashed or slot.discarded:
             await slots.discard(slot)
     finally:
         slots.release(slot)
+
+
+async def discard_page(renderer: Renderer, page) -> None:
+    """Close a lent page now (bounded, errors swallowed) and mark its slot for replacement when it is given back."""
+    slot = renderer.slots.find(page)
+    if slot is not None:
+        slot.discarded = True
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_MS / 1000)
 
 
 async def snapshot(

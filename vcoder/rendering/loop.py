@@ -11,6 +11,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from vcoder.rendering.types import BrowserUnavailable
+
 T = TypeVar("T")
 
 
@@ -37,13 +39,13 @@ class HomeLoop:
         """Await ``fn(*args, **kwargs)`` on the home loop (directly when already there).
 
         Raises:
-            RuntimeError: the home loop is another loop that is not running (or a bound loop that was closed).
+            BrowserUnavailable: the home loop is another loop that is not running (or a bound loop that was closed).
         """
         here = asyncio.get_running_loop()
         home = self.loop
         if home is not None and home.is_closed():
             if self.bound:
-                raise RuntimeError("the event loop this pool was bound to is closed; create a new pool")
+                raise BrowserUnavailable("the event loop this pool was bound to is closed; create a new pool")
             self._on_lost()  # the loop that owned the browser is gone (e.g. an earlier asyncio.run): start afresh
             home = None
         if home is None:
@@ -51,7 +53,7 @@ class HomeLoop:
         if home is here:
             return await fn(*args, **kwargs)
         if not home.is_running():
-            raise RuntimeError(
+            raise BrowserUnavailable(
                 "this pool's event loop is not running, so it cannot serve a call from another loop; use the pool "
                 "from the loop that started it, or use BrowserPool (it keeps its own loop thread)"
             )

@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from vcoder.rendering import defaults, live
 from vcoder.rendering.assets import AssetStore
@@ -20,13 +21,21 @@ from vcoder.rendering.loop import HomeLoop
 from vcoder.rendering.renderer import Job, Renderer
 from vcoder.rendering.types import FailureKind, Rendered
 
+T = TypeVar("T")
 MAX_HTML_BYTES = 8_000_000  # larger documents fail fast: sending them through the protocol alone blocks for seconds
 
 
 class AsyncBrowserPool:
     """A pool of hermetic Chromium pages rendering HTML to ``Rendered`` (screenshot + layout).
 
+    Playwright objects belong to the event loop that made them: the pool lives on one home loop (``loop``, or the
+    first loop that uses it) and forwards calls from any other loop there; ``run_on_loop`` does the same for your
+    own code (e.g. an agent episode that drives pages from ``open_page``).
+
     Args:
+        loop: the home event loop, fixed for the pool's life (it must be running, in another thread, when the pool
+            is called from other loops; ``BrowserPool`` passes its background loop). None: the first loop that
+            uses the pool, replaced by the next caller's when it has been closed (successive ``asyncio.run``).
         max_pages: concurrent page slots (each its own browser context).
         executable_path: Chromium binary (default: ``$VCODER_CHROMIUM``, Playwright's, then ``/usr/bin/chromium``).
         assets_dir: front-end asset cache (default ``$VCODER_ASSETS_DIR`` or ``~/.cache/vcoder/assets``).
@@ -44,6 +53,7 @@ class AsyncBrowserPool:
     def __init__(
         self,
         *,
+        loop: asyncio.AbstractEventLoop | None = None,
         max_pages: int = defaults.MAX_PAGES,
         executable_path: str | os.PathLike | None = None,
         assets_dir: str | os.PathLike | None = None,
@@ -62,7 +72,7 @@ class AsyncBrowserPool:
         self.max_pages, self.executable_path, self.assets_dir = max_pages, executable_path, assets_dir
         self.timeout_ms, self.max_height, self.recycle_after = timeout_ms, max_height, recycle_after
         self.launch_args = tuple(launch_args)
-        self._home = HomeLoop(on_lost=self._forget)
+        self._home = HomeLoop(loop, on_lost=self._forget)
         self._store: AssetStore | None = None
         self._stats = dict.fromkeys(
             ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits"), 0
@@ -73,14 +83,28 @@ class AsyncBrowserPool:
         self._renderer: Renderer | None = None
         self._start_lock: asyncio.Lock | None = None
 
-    # TEMPORARY (until the public loop API lands): sync.py and agents/runner.py still use the old private name
     @property
-    def _loop(self) -> asyncio.AbstractEventLoop | None:
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The home event loop (None until a loop has used an unbound pool)."""
         return self._home.loop
 
-    @_loop.setter
-    def _loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._home = HomeLoop(loop, on_lost=self._forget)
+    async def run_on_loop(self, fn: Callable[..., Awaitable[T]], /, *args: Any, **kwargs: Any) -> T:
+        """Await ``fn(*args, **kwargs)`` on the pool's home loop, from any event loop, and return its result.
+
+        Code that drives live pages (``open_page``) must run where the pages live; from the home loop itself this
+        is a plain ``await``.
+
+        Example:
+            >>> async def episode(pool):  # doctest: +SKIP
+            ...     async with pool.open_page("<button>Go</button>") as page:
+            ...         await page.click("button")
+            ...         return await pool.snapshot(page)
+            >>> shot = await pool.run_on_loop(episode, pool)  # doctest: +SKIP
+
+        Raises:
+            BrowserUnavailable: the home loop is not running (e.g. a closed ``BrowserPool``'s).
+        """
+        return await self._home.run(fn, *args, **kwargs)
 
     @property
     def marker(self) -> str:
@@ -283,6 +307,12 @@ class AsyncBrowserPool:
         async with live.lend_page(renderer, job) as page:
             yield page
 
+    async def discard_page(self, page) -> None:
+        """Give up a live page from ``open_page`` (hung, broken): it is closed now (bounded wait, never raises) and
+        its slot gets a fresh page when the ``open_page`` block ends, instead of handing the stuck page on."""
+        if self._renderer is not None:
+            await self._home.run(live.discard_page, self._renderer, page)
+
     async def snapshot(self, page, *, full_page: bool = True) -> Rendered:
         """Screenshot + layout of a live page's current state (a page from ``open_page``).
 
@@ -293,8 +323,13 @@ class AsyncBrowserPool:
         Returns:
             The ``Rendered`` result (failures typed as in ``render``).
         """
-        return await live.snapshot(
-            self._renderer, page, full_page=full_page, timeout_ms=self.timeout_ms, max_height=self.max_height
+        return await self._home.run(
+            live.snapshot,
+            self._renderer,
+            page,
+            full_page=full_page,
+            timeout_ms=self.timeout_ms,
+            max_height=self.max_height,
         )
 
 

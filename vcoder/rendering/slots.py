@@ -38,6 +38,7 @@ class Slot:
         self.generation = -1
         self.renders = 0
         self.crashed = False
+        self.discarded = False  # given up by the caller of a live page (discard_page)
         self.viewport: tuple[int, int] | None = None
         self.console: list[str] = []
         self._expected: tuple[str, asyncio.Future] | None = None
@@ -89,7 +90,8 @@ class Slots:
         """Give ``slot`` a fresh context and page on the current browser."""
         slot.page = None
         ctx = await self.browser.new_context(**CONTEXT_OPTIONS)
-        slot.context, slot.generation, slot.renders, slot.crashed = ctx, self.browser.generation, 0, False
+        slot.context, slot.generation, slot.renders = ctx, self.browser.generation, 0
+        slot.crashed = slot.discarded = False
         await ctx.add_init_script(INIT_JS)
         await ctx.route("**/*", HermeticRouter(slot.target, self.store))
         await ctx.route_web_socket(re.compile(r".*"), close_websocket)

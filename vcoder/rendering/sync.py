@@ -42,7 +42,9 @@ class BrowserPool:
         launch_args: Iterable[str] = (),
         recycle_after: int = defaults.RECYCLE_AFTER,
     ) -> None:
+        self._loop = asyncio.new_event_loop()
         self.async_pool = AsyncBrowserPool(
+            loop=self._loop,  # home loop fixed before anyone else can adopt the pool
             max_pages=max_pages,
             executable_path=executable_path,
             assets_dir=assets_dir,
@@ -51,8 +53,6 @@ class BrowserPool:
             launch_args=launch_args,
             recycle_after=recycle_after,
         )
-        self._loop = asyncio.new_event_loop()
-        self.async_pool._loop = self._loop  # home loop fixed before anyone else can adopt the pool
         self._thread = threading.Thread(target=self._loop.run_forever, name="vcoder-browser-pool", daemon=True)
         self._thread.start()
         self.closed = False

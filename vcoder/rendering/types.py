@@ -12,7 +12,13 @@ from functools import cached_property
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 
-__all__ = ["DomNode", "ElementBox", "FailureKind", "Layout", "Rendered", "TextBlock"]
+__all__ = ["BrowserUnavailable", "DomNode", "ElementBox", "FailureKind", "Layout", "Rendered", "TextBlock"]
+
+
+class BrowserUnavailable(RuntimeError):
+    """The pool cannot serve at all (closed, its event loop stopped, or Chromium would not start): not the page's
+    fault. ``render`` returns this as a ``FailureKind.BROWSER`` result; the calls that cannot return a result
+    (``start``, ``open_page``, ``run_on_loop``) raise it."""
 
 
 class FailureKind(str, enum.Enum):
