@@ -58,12 +58,7 @@ def find_executable(executable_path: str | os.PathLike | None, playwright_path: 
     """
     explicit = executable_path or os.environ.get("VCODER_CHROMIUM")
     if explicit:
-        if not Path(explicit).is_file():
-            raise FileNotFoundError(
-                f"Chromium executable {str(explicit)!r} not found; pass an existing executable_path "
-                f"(Debian: apt-get install chromium, then {DEBIAN_CHROMIUM})"
-            )
-        return str(explicit)
+        return check_executable(explicit)
     if playwright_path and Path(playwright_path).is_file():
         return None
     found = shutil.which("chromium") or (DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).is_file() else None)
@@ -72,6 +67,20 @@ def find_executable(executable_path: str | os.PathLike | None, playwright_path: 
             "no Chromium found: install Debian's chromium (apt-get install chromium) or pass executable_path=..."
         )
     return found
+
+
+def check_executable(path: str | os.PathLike) -> str:
+    """``path`` as a string when it names an existing file.
+
+    Raises:
+        FileNotFoundError: it does not.
+    """
+    if not Path(path).is_file():
+        raise FileNotFoundError(
+            f"Chromium executable {str(path)!r} not found; pass an existing executable_path "
+            f"(Debian: apt-get install chromium, then {DEBIAN_CHROMIUM})"
+        )
+    return str(path)
 
 
 def launch_args(extra: tuple[str, ...] | list[str] = ()) -> tuple[list[str], str]:

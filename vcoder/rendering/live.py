@@ -14,8 +14,9 @@ from collections.abc import AsyncIterator
 
 from vcoder.rendering.browser import CLOSE_TIMEOUT_MS
 from vcoder.rendering.capture import capture
-from vcoder.rendering.renderer import MARGIN_MS, Job, Renderer
-from vcoder.rendering.types import FailureKind, Rendered
+from vcoder.rendering.jobs import Job
+from vcoder.rendering.renderer import MARGIN_MS, Renderer
+from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, FailureKind, Rendered
 
 
 @contextlib.asynccontextmanager
@@ -23,10 +24,13 @@ async def lend_page(renderer: Renderer, job: Job) -> AsyncIterator:
     """A free slot's page loaded with ``job``'s document, for the duration of the ``async with`` block.
 
     Raises:
+        BrowserUnavailable: the pool was closed, or the browser died under the load (it is relaunched).
         RuntimeError: the page could not be loaded (the message says why).
     """
     slots = renderer.slots
     slot = await slots.acquire()
+    if slot is None:
+        raise BrowserUnavailable(POOL_CLOSED)
     try:
         gen = slot.generation
         try:
@@ -35,7 +39,10 @@ async def lend_page(renderer: Renderer, job: Job) -> AsyncIterator:
             await asyncio.wait_for(renderer.load(slot, job), (job.timeout_ms + MARGIN_MS) / 1000)
         except Exception as exc:
             failed = await renderer.classify(slot, gen, exc, job.timeout_ms, 0.0)
-            raise RuntimeError(f"open_page could not load the page: {failed.error if failed else exc}") from exc
+            if failed is None or failed.infrastructure:
+                why = POOL_CLOSED if renderer.closed else f"Chromium died while loading the page ({exc})"
+                raise BrowserUnavailable(f"open_page could not load the page: {why}") from exc
+            raise RuntimeError(f"open_page could not load the page: {failed.error}") from exc
         yield slot.page
         if slot.page is None or slot.page.is_closed() or slot.crashed or slot.discarded:
             await slots.discard(slot)
@@ -70,8 +77,16 @@ async def snapshot(
             (timeout_ms + MARGIN_MS) / 1000,
         )
     except Exception as exc:
-        kind = FailureKind.TIMEOUT if isinstance(exc, asyncio.TimeoutError) else FailureKind.NAVIGATION
-        return Rendered.failure(
-            kind, f"snapshot: {type(exc).__name__}: {str(exc)[:300]}", (time.perf_counter() - t0) * 1000
-        )
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        elapsed = (time.perf_counter() - t0) * 1000
+        if renderer is None or renderer.closed or not renderer.browser.connected:
+            return Rendered.unavailable(f"the browser is gone ({type(exc).__name__})", elapsed)
+        if slot is not None and slot.crashed:
+            return Rendered.failure(FailureKind.PAGE_CRASH, "crashed: the page's renderer process crashed", elapsed)
+        if isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeout)):
+            return Rendered.failure(
+                FailureKind.TIMEOUT, f"timeout: the snapshot took over {timeout_ms:.0f} ms", elapsed
+            )
+        return Rendered.failure(FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {str(exc)[:300]}", elapsed)
     return dataclasses.replace(r, elapsed_ms=(time.perf_counter() - t0) * 1000)

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from vcoder.rendering import defaults, live
 from vcoder.rendering.assets import AssetStore
-from vcoder.rendering.browser import Browser
+from vcoder.rendering.browser import Browser, check_executable
+from vcoder.rendering.jobs import Job, dedup_key, make_job, per_document, run_batch
 from vcoder.rendering.loop import HomeLoop
-from vcoder.rendering.renderer import Job, Renderer
-from vcoder.rendering.types import FailureKind, Rendered
+from vcoder.rendering.renderer import Renderer
+from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, Rendered
 
 T = TypeVar("T")
-MAX_HTML_BYTES = 8_000_000  # larger documents fail fast: sending them through the protocol alone blocks for seconds
 
 
 class AsyncBrowserPool:
@@ -72,7 +71,10 @@ class AsyncBrowserPool:
         self.max_pages, self.executable_path, self.assets_dir = max_pages, executable_path, assets_dir
         self.timeout_ms, self.max_height, self.recycle_after = timeout_ms, max_height, recycle_after
         self.launch_args = tuple(launch_args)
+        if executable_path is not None:
+            check_executable(executable_path)
         self._home = HomeLoop(loop, on_lost=self._forget)
+        self._closed = False
         self._store: AssetStore | None = None
         self._stats = dict.fromkeys(
             ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits"), 0
@@ -102,8 +104,10 @@ class AsyncBrowserPool:
             >>> shot = await pool.run_on_loop(episode, pool)  # doctest: +SKIP
 
         Raises:
-            BrowserUnavailable: the home loop is not running (e.g. a closed ``BrowserPool``'s).
+            BrowserUnavailable: the pool is closed, or its home loop is not running (e.g. a closed ``BrowserPool``'s).
         """
+        if self._closed:
+            raise BrowserUnavailable(POOL_CLOSED)
         return await self._home.run(fn, *args, **kwargs)
 
     @property
@@ -113,13 +117,19 @@ class AsyncBrowserPool:
 
     # lifecycle
     async def start(self) -> None:
-        """Launch Chromium and open the page slots (idempotent; render() calls it on first use)."""
-        await self._home.run(self._start)
+        """Launch Chromium and open the page slots (idempotent; render() calls it on first use).
+
+        Raises:
+            BrowserUnavailable: Chromium would not start (the message says why), or the pool is closed.
+        """
+        await self.run_on_loop(self._start)
 
     async def _start(self) -> Renderer:
         if self._start_lock is None:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
+            if self._closed:
+                raise BrowserUnavailable(POOL_CLOSED)
             if self._renderer is not None:
                 return self._renderer
             if self._store is None:
@@ -127,7 +137,6 @@ class AsyncBrowserPool:
                 # parse Tailwind's 2.9 MB stylesheet while Chromium launches (pruned per page, see cssprune.py)
                 asyncio.get_running_loop().run_in_executor(None, self._store.prewarm)
             browser = Browser(executable_path=self.executable_path, extra_args=self.launch_args, stats=self._stats)
-            await browser.start()
             renderer = Renderer(
                 browser,
                 self._store,
@@ -136,13 +145,24 @@ class AsyncBrowserPool:
                 recycle_after=self.recycle_after,
                 stats=self._stats,
             )
-            await renderer.slots.open_all()
+            try:
+                await browser.start()
+                await renderer.slots.open_all()
+            except Exception as exc:
+                await renderer.close()
+                first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+                raise BrowserUnavailable(f"Chromium would not start ({type(exc).__name__}: {first_line})") from exc
             self._renderer = renderer
             return renderer
 
     async def close(self) -> None:
-        """Close the browser and Playwright (the pool can be started again afterwards)."""
-        await self._home.run(self._close)
+        """Close the browser and Playwright, for good: afterwards ``render`` returns ``FailureKind.BROWSER`` results
+        and ``start``, ``open_page`` and ``run_on_loop`` raise ``BrowserUnavailable`` (renders in flight end so)."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(BrowserUnavailable):  # a home loop that is gone took the browser with it
+            await self._home.run(self._close)
 
     async def _close(self) -> None:
         renderer = self._renderer
@@ -167,30 +187,23 @@ class AsyncBrowserPool:
 
     # rendering
     def _job(self, html, width, height, full_page, timeout_ms, base_dir) -> Job | Rendered:
-        if isinstance(html, bytes):
-            html = html.decode("utf-8", errors="replace")
-        if not isinstance(html, str):
-            return Rendered.failure(
-                FailureKind.EMPTY, f"empty: there is no HTML (expected str or bytes, got {type(html).__name__})"
-            )
-        if not html.strip():
-            return Rendered.failure(FailureKind.EMPTY, f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
-        data = html.encode("utf-8", errors="replace")
-        if len(data) > MAX_HTML_BYTES:
-            return Rendered.failure(
-                FailureKind.TOO_LARGE,
-                f"too_large: the HTML is {len(data)} bytes, over the {MAX_HTML_BYTES} byte limit",
-            )
-        base = str(base_dir) if base_dir is not None else None
-        return Job(data, width, height, full_page, timeout_ms or self.timeout_ms, base)
+        return make_job(
+            html,
+            width=width,
+            height=height,
+            full_page=full_page,
+            timeout_ms=timeout_ms or self.timeout_ms,
+            base_dir=base_dir,
+        )
 
-    async def _render_one(self, html, width, height, full_page, timeout_ms, base_dir) -> Rendered:
-        job = self._job(html, width, height, full_page, timeout_ms, base_dir)
-        if isinstance(job, Rendered):
-            self._stats["failures"] += 1
-            return job
-        renderer = await self._start()
-        return await renderer.render(job)
+    async def _render_one(self, job: Job | Rendered) -> Rendered:
+        if isinstance(job, Job):
+            try:
+                return await (await self._start()).render(job)
+            except BrowserUnavailable as exc:
+                job = Rendered.unavailable(exc)
+        self._stats["failures"] += 1
+        return job
 
     async def render(
         self,
@@ -213,9 +226,15 @@ class AsyncBrowserPool:
             base_dir: folder whose files the page may load by relative URL (e.g. Design2Code's ``rick.jpg``).
 
         Returns:
-            The ``Rendered`` result; ``elapsed_ms`` excludes time spent waiting for a free page.
+            The ``Rendered`` result; ``elapsed_ms`` excludes time spent waiting for a free page. Failures are typed
+            (``Rendered.kind``); a browser that would not start, died twice in this render, or a closed pool give
+            ``FailureKind.BROWSER``.
         """
-        return await self._home.run(self._render_one, html, width, height, full_page, timeout_ms, base_dir)
+        job = self._job(html, width, height, full_page, timeout_ms, base_dir)
+        try:
+            return await self.run_on_loop(self._render_one, job)
+        except BrowserUnavailable as exc:
+            return Rendered.unavailable(exc)
 
     async def render_many(
         self,
@@ -240,38 +259,15 @@ class AsyncBrowserPool:
             One ``Rendered`` per document, in input order.
         """
         htmls = list(htmls)
-        base_dirs = [None] * len(htmls) if base_dirs is None else list(base_dirs)
-        if len(base_dirs) != len(htmls):
-            raise ValueError(
-                f"base_dirs has {len(base_dirs)} entries for {len(htmls)} documents; pass one per document"
-            )
-        return await self._home.run(
-            self._render_many, htmls, width, height, full_page, timeout_ms, base_dirs, progress
-        )
-
-    async def _render_many(self, htmls, width, height, full_page, timeout_ms, base_dirs, progress) -> list[Rendered]:
-        first: dict = {}
-        owner = [first.setdefault(_dedup_key(i, h, b), i) for i, (h, b) in enumerate(zip(htmls, base_dirs))]
-        unique = sorted(set(owner))
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(unique), desc="render", unit="page")
-
-        async def one(i: int) -> Rendered:
-            r = await self._render_one(htmls[i], width, height, full_page, timeout_ms, base_dirs[i])
-            if bar is not None:
-                bar.update(1)
-            return r
-
+        base_dirs = per_document("base_dirs", base_dirs, len(htmls))
+        jobs = [self._job(h, width, height, full_page, timeout_ms, b) for h, b in zip(htmls, base_dirs)]
+        keys = [dedup_key(i, h, b) for i, (h, b) in enumerate(zip(htmls, base_dirs))]
         try:
-            done = dict(zip(unique, await asyncio.gather(*(one(i) for i in unique))))
-        finally:
-            if bar is not None:
-                bar.close()
-        self._stats["dedup_hits"] += len(htmls) - len(unique)
-        return [done[o] if o == i else dataclasses.replace(done[o], cached=True) for i, o in enumerate(owner)]
+            results = await self.run_on_loop(run_batch, keys, lambda i: self._render_one(jobs[i]), progress=progress)
+        except BrowserUnavailable as exc:
+            return [Rendered.unavailable(exc) for _ in htmls]
+        self._stats["dedup_hits"] += sum(r.cached for r in results)
+        return results
 
     @contextlib.asynccontextmanager
     async def open_page(
@@ -296,6 +292,7 @@ class AsyncBrowserPool:
             A Playwright ``Page``, the caller's to drive until the block ends.
 
         Raises:
+            BrowserUnavailable: Chromium would not start, died twice, or the pool is closed.
             RuntimeError: the page could not be loaded (the message says why), or called from a foreign loop.
         """
         if not self._home.is_here():
@@ -303,7 +300,7 @@ class AsyncBrowserPool:
         job = self._job(html, width, height, True, timeout_ms, base_dir)
         if isinstance(job, Rendered):
             raise RuntimeError(f"open_page could not load the page: {job.error}")
-        renderer = await self._home.run(self._start)
+        renderer = await self.run_on_loop(self._start)
         async with live.lend_page(renderer, job) as page:
             yield page
 
@@ -311,7 +308,8 @@ class AsyncBrowserPool:
         """Give up a live page from ``open_page`` (hung, broken): it is closed now (bounded wait, never raises) and
         its slot gets a fresh page when the ``open_page`` block ends, instead of handing the stuck page on."""
         if self._renderer is not None:
-            await self._home.run(live.discard_page, self._renderer, page)
+            with contextlib.suppress(BrowserUnavailable):
+                await self._home.run(live.discard_page, self._renderer, page)
 
     async def snapshot(self, page, *, full_page: bool = True) -> Rendered:
         """Screenshot + layout of a live page's current state (a page from ``open_page``).
@@ -323,18 +321,14 @@ class AsyncBrowserPool:
         Returns:
             The ``Rendered`` result (failures typed as in ``render``).
         """
-        return await self._home.run(
-            live.snapshot,
-            self._renderer,
-            page,
-            full_page=full_page,
-            timeout_ms=self.timeout_ms,
-            max_height=self.max_height,
-        )
-
-
-def _dedup_key(index: int, html, base_dir) -> tuple:
-    """Identical documents (same HTML, same base_dir) share one render; anything that is not HTML stands alone."""
-    if not isinstance(html, (str, bytes)):
-        return ("not html", index)
-    return (html, None if base_dir is None else str(base_dir))
+        try:
+            return await self.run_on_loop(
+                live.snapshot,
+                self._renderer,
+                page,
+                full_page=full_page,
+                timeout_ms=self.timeout_ms,
+                max_height=self.max_height,
+            )
+        except BrowserUnavailable as exc:
+            return Rendered.unavailable(exc)

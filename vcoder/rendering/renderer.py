@@ -15,27 +15,16 @@ import time
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import Browser
 from vcoder.rendering.capture import capture
+from vcoder.rendering.jobs import Job
 from vcoder.rendering.network import ORIGIN_DOMAIN
 from vcoder.rendering.slots import Slot, Slots
-from vcoder.rendering.types import FailureKind, Rendered
+from vcoder.rendering.types import POOL_CLOSED, FailureKind, Rendered
 
 logger = logging.getLogger(__name__)
 
 MARGIN_MS = 1500  # deadline slack over timeout_ms for the whole render (goto + layout + screenshot)
 HEAP_CHECK_EVERY = 50
 HEAP_LIMIT = 768 * 2**20
-
-
-@dataclasses.dataclass(frozen=True)
-class Job:
-    """One document to render (or to open as a live page), validated."""
-
-    html: bytes
-    width: int
-    height: int
-    full_page: bool
-    timeout_ms: float
-    base_dir: str | None
 
 
 class Renderer:
@@ -56,6 +45,7 @@ class Renderer:
         self.browser, self.stats = browser, stats
         self.max_height, self.recycle_after = max_height, recycle_after
         self.slots = Slots(browser, store, max_pages, stats)
+        self.closed = False
         self._counter = itertools.count(1)
 
     async def load(self, slot: Slot, job: Job) -> None:
@@ -94,10 +84,13 @@ class Renderer:
         return result
 
     async def render(self, job: Job) -> Rendered:
-        """Render ``job`` in the next free slot; never raises for the page's faults (see ``classify``)."""
-        result = None
+        """Render ``job`` in the next free slot; never raises (failures are typed, see ``classify``)."""
+        result, t0 = None, time.perf_counter()
         for attempt in range(2):
             slot = await self.slots.acquire()
+            if slot is None:
+                result = Rendered.unavailable(POOL_CLOSED)
+                break
             t0 = time.perf_counter()
             gen = self.browser.generation
             try:
@@ -107,12 +100,12 @@ class Renderer:
                 break
             except Exception as exc:
                 elapsed = (time.perf_counter() - t0) * 1000
-                result = await self.classify(slot, gen, exc, job.timeout_ms, elapsed)
-                if result is None and attempt == 0:
+                result = await self._classify_or_give_up(slot, gen, exc, job.timeout_ms, elapsed)
+                if result is None and attempt == 0 and not self.closed:
                     continue  # the browser died under this render: relaunched, retry once
-                result = result or Rendered.failure(
-                    FailureKind.BROWSER, f"crashed: Chromium died twice while rendering ({exc})", elapsed
-                )
+                if result is None:
+                    why = POOL_CLOSED if self.closed else f"Chromium died twice while rendering ({_first_line(exc)})"
+                    result = Rendered.unavailable(why, elapsed)
                 break
             finally:
                 self.slots.release(slot)
@@ -122,10 +115,20 @@ class Renderer:
             self.stats["failures"] += 1
         return dataclasses.replace(result, elapsed_ms=elapsed)
 
+    async def _classify_or_give_up(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
+        try:
+            return await self.classify(slot, gen, exc, timeout_ms, elapsed)
+        except Exception as again:  # relaunching (or replacing the slot) failed: Chromium will not come back
+            logger.warning("Chromium died and would not start again: %s", again)
+            return Rendered.unavailable(f"Chromium died and would not start again ({_first_line(again)})", elapsed)
+
     async def classify(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
-        """Type a failed render and repair its slot; None means "the browser died: relaunched, retry"."""
+        """Type a failed render and repair its slot; None means "the browser died (relaunched: retry) or the pool
+        was closed"."""
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+        if self.closed:
+            return None
         if gen != self.browser.generation or not self.browser.connected:
             if gen == self.browser.generation:
                 await self.browser.relaunch(gen)
@@ -144,13 +147,20 @@ class Renderer:
             )
         logger.debug("render failed", exc_info=exc)
         return Rendered.failure(
-            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}", elapsed
+            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {_first_line(exc)}", elapsed
         )
 
     async def close(self) -> None:
+        """Close the browser; renders waiting for a slot, or in flight, end with a ``FailureKind.BROWSER`` result."""
+        self.closed = True
+        self.slots.close()
         await self.browser.close()
 
 
 def _consume(fut: asyncio.Future) -> None:
     if not fut.cancelled():
         fut.exception()  # retrieved: a late goto failure after the document committed is not an error
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]

@@ -68,19 +68,29 @@ class Slots:
     def __init__(self, browser: Browser, store: AssetStore, count: int, stats: dict):
         self.browser, self.store, self.stats = browser, store, stats
         self.all = [Slot(i) for i in range(count)]
-        self._free: asyncio.Queue[Slot] = asyncio.Queue()
+        self.closed = False
+        self._free: asyncio.Queue[Slot | None] = asyncio.Queue()
 
     async def open_all(self) -> None:
         for slot in self.all:
             await self.open(slot)
             self._free.put_nowait(slot)
 
-    async def acquire(self) -> Slot:
-        """The next free slot (waits for one)."""
-        return await self._free.get()
+    async def acquire(self) -> Slot | None:
+        """The next free slot (waits for one); None once the slots are closed."""
+        slot = None if self.closed else await self._free.get()
+        if slot is None or self.closed:
+            self._free.put_nowait(None)  # wake the next waiter too
+            return None
+        return slot
 
     def release(self, slot: Slot) -> None:
         self._free.put_nowait(slot)
+
+    def close(self) -> None:
+        """Refuse further slots: waiting and later ``acquire`` calls get None."""
+        self.closed = True
+        self._free.put_nowait(None)
 
     def find(self, page) -> Slot | None:
         """The slot that holds ``page``."""

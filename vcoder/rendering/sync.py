@@ -11,7 +11,7 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 
 from vcoder.rendering import defaults
 from vcoder.rendering.pool import AsyncBrowserPool
-from vcoder.rendering.types import Rendered
+from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, Rendered
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +68,11 @@ class BrowserPool:
                 "in async code use AsyncBrowserPool, or `await pool.async_pool.render(...)`"
             )
         if self.closed:
-            raise RuntimeError("this BrowserPool is closed; create a new one (or use get_default_pool())")
+            raise BrowserUnavailable(POOL_CLOSED)
         return asyncio.run_coroutine_threadsafe(make(), self._loop).result(timeout)
 
     def start(self) -> None:
-        """Launch Chromium now (otherwise the first render does)."""
+        """Launch Chromium now (otherwise the first render does); raises ``BrowserUnavailable`` as the async one."""
         self._call(self.async_pool.start)
 
     def render(
@@ -86,6 +86,8 @@ class BrowserPool:
         base_dir: str | os.PathLike | None = None,
     ) -> Rendered:
         """``AsyncBrowserPool.render``, blocking (the arguments are documented there)."""
+        if self.closed:
+            return Rendered.unavailable(POOL_CLOSED)
         return self._call(
             lambda: self.async_pool.render(
                 html, width=width, height=height, full_page=full_page, timeout_ms=timeout_ms, base_dir=base_dir
@@ -104,6 +106,8 @@ class BrowserPool:
         progress: bool = False,
     ) -> list[Rendered]:
         """``AsyncBrowserPool.render_many``, blocking (the arguments are documented there)."""
+        if self.closed:
+            return [Rendered.unavailable(POOL_CLOSED) for _ in htmls]
         return self._call(
             lambda: self.async_pool.render_many(
                 htmls,
@@ -125,7 +129,8 @@ class BrowserPool:
         return self.async_pool.browser_pids()
 
     def close(self) -> None:
-        """Close the browser and stop the background loop (idempotent)."""
+        """Close the browser and stop the background loop, for good (idempotent); later renders fail as
+        ``FailureKind.BROWSER``."""
         if self.closed:
             return
         try:
