@@ -1,5 +1,36 @@
 // Determinism shim, installed as an init script in every document before the page's own scripts run.
 (() => {
+  // one token per document, so the capture can tell whether its layout and its screenshot saw the same one;
+  // document.open() (or a write after parsing, which opens implicitly) replaces the document's content: new token
+  const newToken = () => crypto.getRandomValues(new Uint32Array(2)).join("-");
+  let token = newToken();
+  const startUrl = location.href;
+  for (const name of ["open", "write", "writeln"]) {
+    const original = Document.prototype[name];
+    Document.prototype[name] = function (...args) {
+      if (this === document && (name === "open" || document.readyState !== "loading")) token = newToken();
+      return original.apply(this, args);
+    };
+  }
+  // a navigation started while the document is still being parsed stops the parser: the document is complete
+  // without ever having been interactive (no DOMContentLoaded), and unfinished
+  let parsed = document.readyState !== "loading";
+  document.addEventListener("readystatechange", () => {
+    if (document.readyState === "interactive") parsed = true;
+  });
+  const bound = document;
+  const realSetTimeout = window.setTimeout.bind(window);
+  Object.defineProperty(window, "__vcoder", {
+    value: Object.freeze({
+      // null when this window now shows a document the init script did not run for
+      doc: () =>
+        document === bound
+          ? { token, url: startUrl, unfinished: document.readyState === "complete" && !parsed }
+          : null,
+      // vcoder's own waits (load, fonts) run on real time whatever the page does with its timers
+      sleep: (ms) => new Promise((resolve) => realSetTimeout(resolve, ms)),
+    }),
+  });
   // seeded Math.random (mulberry32): same page, same "random" numbers
   let seed = 0x2f6b1d35;
   Math.random = function random() {

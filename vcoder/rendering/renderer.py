@@ -14,7 +14,7 @@ import time
 
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import Browser
-from vcoder.rendering.capture import capture
+from vcoder.rendering.capture import capture, document_replaced, replaced
 from vcoder.rendering.jobs import Job
 from vcoder.rendering.network import ORIGIN_DOMAIN
 from vcoder.rendering.slots import Slot, Slots
@@ -48,8 +48,8 @@ class Renderer:
         self.closed = False
         self._counter = itertools.count(1)
 
-    async def load(self, slot: Slot, job: Job) -> None:
-        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns when the document commits."""
+    async def load(self, slot: Slot, job: Job) -> str:
+        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns its URL once it commits."""
         await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
         origin = f"http://r{next(self._counter)}.{ORIGIN_DOMAIN}"
         slot.target.reset(origin, job.html, job.base_dir)
@@ -64,15 +64,24 @@ class Renderer:
         if committed not in done:
             committed.cancel()
             nav.result()
+        return url
 
     async def _attempt(self, slot: Slot, job: Job) -> Rendered:
-        await self.load(slot, job)
+        from playwright.async_api import Error as PlaywrightError
+
+        try:
+            url = await self.load(slot, job)
+        except PlaywrightError as exc:
+            if not document_replaced(exc):
+                raise
+            return replaced(slot.page, "while it was loading")
         result = await capture(
             slot.page,
             full_page=job.full_page,
             max_height=self.max_height,
             timeout_ms=job.timeout_ms,
             console=slot.console,
+            document_url=url,
         )
         slot.renders += 1
         if slot.renders >= self.recycle_after:
