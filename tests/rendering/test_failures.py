@@ -95,6 +95,7 @@ def test_closing_a_pool_mid_batch_ends_every_render_with_a_result():
 
 @pytest.mark.slow
 def test_chromium_killed_twice_in_one_render_is_a_browser_failure_and_the_pool_recovers(pool):
+    pool.start()
     first = pool.browser_pids()[0]
     relaunches = pool.stats()["relaunches"]
     kills: list[int] = []

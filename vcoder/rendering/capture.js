@@ -12,7 +12,11 @@ async (limits) => {
   }
   const doc = vcoder.doc();
   if (!doc || doc.unfinished) return [doc, null];
-  // bounded: a font that never loads must not eat the deadline
+  // the page's timers and fetches run their course (in virtual time, init.js), then its fonts load; all bounded
+  // in real time: a page that keeps itself busy, or a font that never loads, must not eat the deadline
+  await Promise.race([vcoder.settle(), vcoder.sleep(limits.settleWaitMs)]);
   await Promise.race([document.fonts.ready, vcoder.sleep(limits.fontWaitMs)]);
+  await Promise.race([vcoder.settle(), vcoder.sleep(limits.settleWaitMs)]);
+  vcoder.pause(); // nothing the page scheduled runs until the screenshot is taken (after() resumes)
   return [vcoder.doc(), (LAYOUT)(limits)];
 }

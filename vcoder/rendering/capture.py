@@ -12,8 +12,8 @@ _HERE = Path(__file__).parent
 INIT_JS = (_HERE / "init.js").read_text()
 _LAYOUT_FN = (_HERE / "layout.js").read_text().strip().rstrip(";")
 CAPTURE_JS = (_HERE / "capture.js").read_text().replace("(LAYOUT)", f"({_LAYOUT_FN})")
-# the document the page shows after the screenshot
-DOC_JS = "() => window.__vcoder ? window.__vcoder.doc() : null"
+# after the screenshot: resume the page's timers, and the document it shows now
+AFTER_JS = "() => window.__vcoder ? window.__vcoder.after() : null"
 # the DOM tree is also depth-capped so to_dict() output stays JSON-serialisable by recursive encoders
 LIMITS = {
     "maxTextNodes": 20000,
@@ -82,7 +82,9 @@ async def capture(
     from playwright.async_api import Error as PlaywrightError
 
     try:
-        doc, raw = await page.evaluate(CAPTURE_JS, {**LIMITS, "loadWaitMs": timeout_ms / 2})
+        doc, raw = await page.evaluate(
+            CAPTURE_JS, {**LIMITS, "loadWaitMs": timeout_ms / 2, "settleWaitMs": timeout_ms / 4}
+        )
     except PlaywrightError as exc:
         if document_replaced(exc):
             return replaced(page, "while its layout was being read")
@@ -132,7 +134,7 @@ async def _document(page) -> dict | None:
     from playwright.async_api import Error as PlaywrightError
 
     try:
-        return await page.evaluate(DOC_JS)
+        return await page.evaluate(AFTER_JS)
     except PlaywrightError as exc:
         if document_replaced(exc):
             return None

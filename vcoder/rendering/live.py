@@ -36,7 +36,7 @@ async def lend_page(renderer: Renderer, job: Job) -> AsyncIterator:
         try:
             await slots.ready(slot, job.width, job.height)
             gen = slot.generation
-            await asyncio.wait_for(renderer.load(slot, job), (job.timeout_ms + MARGIN_MS) / 1000)
+            await asyncio.wait_for(renderer.load(slot, job, live=True), (job.timeout_ms + MARGIN_MS) / 1000)
         except Exception as exc:
             failed = await renderer.classify(slot, gen, exc, job.timeout_ms, 0.0)
             if failed is None or failed.infrastructure:

@@ -48,10 +48,13 @@ class Renderer:
         self.closed = False
         self._counter = itertools.count(1)
 
-    async def load(self, slot: Slot, job: Job) -> str:
-        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns its URL once it commits."""
+    async def load(self, slot: Slot, job: Job, *, live: bool = False) -> str:
+        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns its URL once it commits.
+
+        A live page's origin is ``live<n>.``: past the fast-forward budget its timers follow real time (init.js).
+        """
         await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
-        origin = f"http://r{next(self._counter)}.{ORIGIN_DOMAIN}"
+        origin = f"http://{'live' if live else 'r'}{next(self._counter)}.{ORIGIN_DOMAIN}"
         slot.target.reset(origin, job.html, job.base_dir)
         slot.console = []
         # wait for our document to commit, not for goto: goto also waits on navigations the page starts while
