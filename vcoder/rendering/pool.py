@@ -1,8 +1,9 @@
 """``AsyncBrowserPool``: the one rendering implementation (hermetic, contained, page-reusing Chromium pool).
 
-The pool is the public face; the work is done by its parts: ``loop`` (the home event loop), ``browser`` (Chromium's
-lifecycle), ``slots`` (the reusable pages), ``renderer`` (the render loop), ``capture`` (screenshot + layout),
-``network`` (the hermetic router) and ``live`` (pages lent to agents).
+The pool is the public face; the work is done by its parts: ``lifecycle`` (options, start, close) over ``loop`` (the
+home event loop), ``browser`` (Chromium's process), ``slots`` (the reusable pages), ``renderer`` (the render loop),
+``jobs`` (validated inputs, batches), ``capture`` (screenshot + layout, ``capture.js``), ``network`` and ``site``
+(the hermetic router, the files a render serves), ``live`` (pages lent to agents) and ``init.js`` (determinism).
 """
 
 from __future__ import annotations
@@ -10,16 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from vcoder.rendering import defaults, live
-from vcoder.rendering.assets import AssetStore
-from vcoder.rendering.browser import Browser, check_executable
-from vcoder.rendering.jobs import Job, dedup_key, make_job, per_document, run_batch
-from vcoder.rendering.loop import HomeLoop
-from vcoder.rendering.renderer import Renderer
-from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, Rendered
+from vcoder.rendering.jobs import DEFAULT_ENTRY, Job, dedup_key, make_job, per_document, run_batch
+from vcoder.rendering.lifecycle import STATS, Lifecycle, PoolOptions
+from vcoder.rendering.types import BrowserUnavailable, Rendered
 
 T = TypeVar("T")
 
@@ -61,34 +59,17 @@ class AsyncBrowserPool:
         launch_args: Iterable[str] = (),
         recycle_after: int = defaults.RECYCLE_AFTER,
     ) -> None:
-        if max_pages < 1:
-            raise ValueError(f"max_pages must be >= 1, got {max_pages}")
-        if timeout_ms <= 0 or max_height <= 0 or recycle_after < 1:
-            raise ValueError(
-                f"timeout_ms, max_height and recycle_after must be positive, got {timeout_ms}, {max_height}, "
-                f"{recycle_after}"
-            )
-        self.max_pages, self.executable_path, self.assets_dir = max_pages, executable_path, assets_dir
-        self.timeout_ms, self.max_height, self.recycle_after = timeout_ms, max_height, recycle_after
-        self.launch_args = tuple(launch_args)
-        if executable_path is not None:
-            check_executable(executable_path)
-        self._home = HomeLoop(loop, on_lost=self._forget)
-        self._closed = False
-        self._store: AssetStore | None = None
-        self._stats = dict.fromkeys(
-            ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits"), 0
+        self.options = PoolOptions(
+            max_pages, executable_path, assets_dir, timeout_ms, max_height, tuple(launch_args), recycle_after
         )
-        self._forget()
-
-    def _forget(self) -> None:
-        self._renderer: Renderer | None = None
-        self._start_lock: asyncio.Lock | None = None
+        self.max_pages, self.timeout_ms, self.max_height = max_pages, timeout_ms, max_height
+        self._stats = dict.fromkeys(STATS, 0)
+        self._life = Lifecycle(self.options, loop=loop, stats=self._stats)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
         """The home event loop (None until a loop has used an unbound pool)."""
-        return self._home.loop
+        return self._life.home.loop
 
     async def run_on_loop(self, fn: Callable[..., Awaitable[T]], /, *args: Any, **kwargs: Any) -> T:
         """Await ``fn(*args, **kwargs)`` on the pool's home loop, from any event loop, and return its result.
@@ -106,69 +87,25 @@ class AsyncBrowserPool:
         Raises:
             BrowserUnavailable: the pool is closed, or its home loop is not running (e.g. a closed ``BrowserPool``'s).
         """
-        if self._closed:
-            raise BrowserUnavailable(POOL_CLOSED)
-        return await self._home.run(fn, *args, **kwargs)
+        return await self._life.run(fn, *args, **kwargs)
 
     @property
     def marker(self) -> str:
         """The command-line switch that tells this pool's Chromium processes apart ("" before the first start)."""
-        return self._renderer.browser.marker if self._renderer is not None else ""
+        return self._life.renderer.browser.marker if self._life.renderer is not None else ""
 
-    # lifecycle
     async def start(self) -> None:
         """Launch Chromium and open the page slots (idempotent; render() calls it on first use).
 
         Raises:
             BrowserUnavailable: Chromium would not start (the message says why), or the pool is closed.
         """
-        await self.run_on_loop(self._start)
-
-    async def _start(self) -> Renderer:
-        if self._start_lock is None:
-            self._start_lock = asyncio.Lock()
-        async with self._start_lock:
-            if self._closed:
-                raise BrowserUnavailable(POOL_CLOSED)
-            if self._renderer is not None:
-                return self._renderer
-            if self._store is None:
-                self._store = AssetStore(self.assets_dir)
-                # parse Tailwind's 2.9 MB stylesheet while Chromium launches (pruned per page, see cssprune.py)
-                asyncio.get_running_loop().run_in_executor(None, self._store.prewarm)
-            browser = Browser(executable_path=self.executable_path, extra_args=self.launch_args, stats=self._stats)
-            renderer = Renderer(
-                browser,
-                self._store,
-                max_pages=self.max_pages,
-                max_height=self.max_height,
-                recycle_after=self.recycle_after,
-                stats=self._stats,
-            )
-            try:
-                await browser.start()
-                await renderer.slots.open_all()
-            except Exception as exc:
-                await renderer.close()
-                first_line = (str(exc).strip().splitlines() or [""])[0][:300]
-                raise BrowserUnavailable(f"Chromium would not start ({type(exc).__name__}: {first_line})") from exc
-            self._renderer = renderer
-            return renderer
+        await self._life.run(self._life.started)
 
     async def close(self) -> None:
         """Close the browser and Playwright, for good: afterwards ``render`` returns ``FailureKind.BROWSER`` results
         and ``start``, ``open_page`` and ``run_on_loop`` raise ``BrowserUnavailable`` (renders in flight end so)."""
-        if self._closed:
-            return
-        self._closed = True
-        with contextlib.suppress(BrowserUnavailable):  # a home loop that is gone took the browser with it
-            await self._home.run(self._close)
-
-    async def _close(self) -> None:
-        renderer = self._renderer
-        self._forget()
-        if renderer is not None:
-            await renderer.close()
+        await self._life.close()
 
     async def __aenter__(self) -> AsyncBrowserPool:
         await self.start()
@@ -183,10 +120,10 @@ class AsyncBrowserPool:
 
     def browser_pids(self) -> list[int]:
         """Process ids of the running browser's process tree (the first one is the browser itself)."""
-        return self._renderer.browser.pids() if self._renderer is not None else []
+        return self._life.renderer.browser.pids() if self._life.renderer is not None else []
 
     # rendering
-    def _job(self, html, width, height, full_page, timeout_ms, base_dir) -> Job | Rendered:
+    def _job(self, html, width, height, full_page, timeout_ms, base_dir, files, entry) -> Job | Rendered:
         return make_job(
             html,
             width=width,
@@ -194,12 +131,14 @@ class AsyncBrowserPool:
             full_page=full_page,
             timeout_ms=timeout_ms or self.timeout_ms,
             base_dir=base_dir,
+            files=files,
+            entry=entry,
         )
 
     async def _render_one(self, job: Job | Rendered) -> Rendered:
         if isinstance(job, Job):
             try:
-                return await (await self._start()).render(job)
+                return await (await self._life.started()).render(job)
             except BrowserUnavailable as exc:
                 job = Rendered.unavailable(exc)
         self._stats["failures"] += 1
@@ -207,30 +146,45 @@ class AsyncBrowserPool:
 
     async def render(
         self,
-        html: str | bytes,
+        html: str | bytes | None = None,
         *,
         width: int = defaults.WIDTH,
         height: int = defaults.HEIGHT,
         full_page: bool = True,
         timeout_ms: float | None = None,
         base_dir: str | os.PathLike | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        entry: str = DEFAULT_ENTRY,
     ) -> Rendered:
         """Render one HTML document. Never raises for a bad page: failures are ``Rendered(ok=False, error=...)``.
 
+        The document is served at ``/<entry>`` of a fresh origin of its own, with its site (``files``, then
+        ``base_dir``) beside it: relative URLs, ``fetch('data.json')`` and stylesheets or scripts of the site
+        work. It is the one document of the render: navigations to other pages are refused.
+
         Args:
-            html: the document (None or anything else that is not str/bytes fails with ``FailureKind.EMPTY``).
+            html: the document; None: the site's ``entry`` file (no site either, or anything that is not str/bytes,
+                fails with ``FailureKind.EMPTY``).
             width: viewport width in px.
             height: viewport height in px (the minimum screenshot height when ``full_page``).
             full_page: screenshot the whole document (capped at ``max_height``) instead of the viewport.
             timeout_ms: deadline for this render (default: the pool's ``timeout_ms``).
             base_dir: folder whose files the page may load by relative URL (e.g. Design2Code's ``rick.jpg``).
+            files: the site in memory, path relative to the site root -> contents (``{"app.js": "...",
+                "data.json": b"..."}``), served before ``base_dir``'s files, with MIME types by extension. No URL
+                reaches outside the site (``../``, ``%2e%2e/``, absolute paths name nothing there).
+            entry: the document's path in the site.
 
         Returns:
             The ``Rendered`` result; ``elapsed_ms`` excludes time spent waiting for a free page. Failures are typed
             (``Rendered.kind``); a browser that would not start, died twice in this render, or a closed pool give
             ``FailureKind.BROWSER``.
+
+        Raises:
+            TypeError, ValueError: ``files`` is not a mapping of site paths to str/bytes, or ``entry`` or a key of
+                it is not a path inside the site (the caller's mistake, not the page's).
         """
-        job = self._job(html, width, height, full_page, timeout_ms, base_dir)
+        job = self._job(html, width, height, full_page, timeout_ms, base_dir, files, entry)
         try:
             return await self.run_on_loop(self._render_one, job)
         except BrowserUnavailable as exc:
@@ -238,32 +192,43 @@ class AsyncBrowserPool:
 
     async def render_many(
         self,
-        htmls: Iterable[str | bytes],
+        htmls: Iterable[str | bytes | None] | None = None,
         *,
         width: int = defaults.WIDTH,
         height: int = defaults.HEIGHT,
         full_page: bool = True,
         timeout_ms: float | None = None,
         base_dirs: Sequence[str | os.PathLike | None] | None = None,
+        files: Sequence[Mapping[str, str | bytes] | None] | None = None,
+        entry: str = DEFAULT_ENTRY,
         progress: bool = False,
     ) -> list[Rendered]:
         """Render many documents concurrently (identical inputs once; the copies have ``cached=True``).
 
         Args:
-            htmls: the documents.
-            width, height, full_page, timeout_ms: as in ``render``.
+            htmls: the documents (None entries: their site's ``entry``; None: one per site of ``files``).
+            width, height, full_page, timeout_ms, entry: as in ``render``.
             base_dirs: one ``base_dir`` per document (or None).
+            files: one ``files`` mapping per document (or None), like ``base_dirs``.
             progress: show a tqdm bar on stderr.
 
         Returns:
             One ``Rendered`` per document, in input order.
+
+        Raises:
+            ValueError: ``base_dirs`` or ``files`` has not one entry per document; or as in ``render``.
         """
-        htmls = list(htmls)
-        base_dirs = per_document("base_dirs", base_dirs, len(htmls))
-        jobs = [self._job(h, width, height, full_page, timeout_ms, b) for h, b in zip(htmls, base_dirs)]
-        keys = [dedup_key(i, h, b) for i, (h, b) in enumerate(zip(htmls, base_dirs))]
+        htmls, base_dirs, files = per_document(htmls, base_dirs=base_dirs, files=files)
+        jobs = [
+            self._job(h, width, height, full_page, timeout_ms, b, f, entry) for h, b, f in zip(htmls, base_dirs, files)
+        ]
         try:
-            results = await self.run_on_loop(run_batch, keys, lambda i: self._render_one(jobs[i]), progress=progress)
+            results = await self.run_on_loop(
+                run_batch,
+                [dedup_key(i, job) for i, job in enumerate(jobs)],
+                lambda i: self._render_one(jobs[i]),
+                progress=progress,
+            )
         except BrowserUnavailable as exc:
             return [Rendered.unavailable(exc) for _ in htmls]
         self._stats["dedup_hits"] += sum(r.cached for r in results)
@@ -272,21 +237,25 @@ class AsyncBrowserPool:
     @contextlib.asynccontextmanager
     async def open_page(
         self,
-        html: str | bytes,
+        html: str | bytes | None = None,
         *,
         width: int = defaults.WIDTH,
         height: int = defaults.HEIGHT,
         timeout_ms: float | None = None,
         base_dir: str | os.PathLike | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        entry: str = DEFAULT_ENTRY,
     ) -> AsyncIterator:
         """A live hermetic page loaded with ``html`` (for agents that click, type and evaluate), as a context manager.
 
-        Same network and containment rules as ``render``; the slot is reused or replaced afterwards. Must be used
-        on the pool's home event loop (the Page object belongs to it).
+        Same network and containment rules as ``render``, except that the page may navigate (a link, a GET form,
+        ``location.href``) to another HTML document of its site; the slot is reused or replaced afterwards. Must
+        be used on the pool's home event loop (the Page object belongs to it).
 
         Args:
-            html: the document.
-            width, height, timeout_ms, base_dir: as in ``render`` (``timeout_ms`` bounds loading the page).
+            html: the document (None: the site's ``entry`` file).
+            width, height, timeout_ms, base_dir, files, entry: as in ``render`` (``timeout_ms`` bounds loading the
+                page).
 
         Yields:
             A Playwright ``Page``, the caller's to drive until the block ends.
@@ -295,21 +264,21 @@ class AsyncBrowserPool:
             BrowserUnavailable: Chromium would not start, died twice, or the pool is closed.
             RuntimeError: the page could not be loaded (the message says why), or called from a foreign loop.
         """
-        if not self._home.is_here():
+        if not self._life.home.is_here():
             raise RuntimeError("open_page must run on the pool's own event loop (Playwright pages are loop-bound)")
-        job = self._job(html, width, height, True, timeout_ms, base_dir)
+        job = self._job(html, width, height, True, timeout_ms, base_dir, files, entry)
         if isinstance(job, Rendered):
             raise RuntimeError(f"open_page could not load the page: {job.error}")
-        renderer = await self.run_on_loop(self._start)
+        renderer = await self._life.run(self._life.started)
         async with live.lend_page(renderer, job) as page:
             yield page
 
     async def discard_page(self, page) -> None:
         """Give up a live page from ``open_page`` (hung, broken): it is closed now (bounded wait, never raises) and
         its slot gets a fresh page when the ``open_page`` block ends, instead of handing the stuck page on."""
-        if self._renderer is not None:
+        if self._life.renderer is not None:
             with contextlib.suppress(BrowserUnavailable):
-                await self._home.run(live.discard_page, self._renderer, page)
+                await self._life.run(live.discard_page, self._life.renderer, page)
 
     async def snapshot(self, page, *, full_page: bool = True) -> Rendered:
         """Screenshot + layout of a live page's current state (a page from ``open_page``).
@@ -322,9 +291,9 @@ class AsyncBrowserPool:
             The ``Rendered`` result (failures typed as in ``render``).
         """
         try:
-            return await self.run_on_loop(
+            return await self._life.run(
                 live.snapshot,
-                self._renderer,
+                self._life.renderer,
                 page,
                 full_page=full_page,
                 timeout_ms=self.timeout_ms,

@@ -11,6 +11,7 @@ import dataclasses
 import itertools
 import logging
 import time
+from urllib.parse import quote
 
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import Browser
@@ -18,7 +19,7 @@ from vcoder.rendering.capture import capture, document_replaced, replaced
 from vcoder.rendering.jobs import Job
 from vcoder.rendering.network import ORIGIN_DOMAIN
 from vcoder.rendering.slots import Slot, Slots
-from vcoder.rendering.types import POOL_CLOSED, FailureKind, Rendered
+from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, FailureKind, Rendered
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,35 @@ class Renderer:
         self.closed = False
         self._counter = itertools.count(1)
 
+    @classmethod
+    async def launch(
+        cls,
+        store: AssetStore,
+        *,
+        executable_path,
+        launch_args: tuple[str, ...],
+        max_pages: int,
+        max_height: int,
+        recycle_after: int,
+        stats: dict,
+    ) -> Renderer:
+        """Launch Chromium and open the slots.
+
+        Raises:
+            BrowserUnavailable: Chromium would not start (the message says why).
+        """
+        browser = Browser(executable_path=executable_path, extra_args=launch_args, stats=stats)
+        renderer = cls(
+            browser, store, max_pages=max_pages, max_height=max_height, recycle_after=recycle_after, stats=stats
+        )
+        try:
+            await browser.start()
+            await renderer.slots.open_all()
+        except Exception as exc:
+            await renderer.close()
+            raise BrowserUnavailable(f"Chromium would not start ({type(exc).__name__}: {_first_line(exc)})") from exc
+        return renderer
+
     async def load(self, slot: Slot, job: Job, *, live: bool = False) -> str:
         """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns its URL once it commits.
 
@@ -55,11 +85,11 @@ class Renderer:
         """
         await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
         origin = f"http://{'live' if live else 'r'}{next(self._counter)}.{ORIGIN_DOMAIN}"
-        slot.target.reset(origin, job.html, job.base_dir)
+        slot.target.reset(origin, job.html, job.entry, job.site, live=live)
         slot.console = []
         # wait for our document to commit, not for goto: goto also waits on navigations the page starts while
         # loading, and those we refuse (204) may leave it hanging; the load event is awaited in the capture script
-        url = origin + "/index.html"
+        url = f"{origin}/{quote(job.entry)}"
         committed = slot.expect(url)
         nav = asyncio.ensure_future(slot.page.goto(url, wait_until="commit", timeout=job.timeout_ms))
         nav.add_done_callback(_consume)

@@ -7,9 +7,10 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 
 from vcoder.rendering import defaults
+from vcoder.rendering.jobs import DEFAULT_ENTRY, per_document
 from vcoder.rendering.pool import AsyncBrowserPool
 from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, Rendered
 
@@ -77,36 +78,48 @@ class BrowserPool:
 
     def render(
         self,
-        html: str | bytes,
+        html: str | bytes | None = None,
         *,
         width: int = defaults.WIDTH,
         height: int = defaults.HEIGHT,
         full_page: bool = True,
         timeout_ms: float | None = None,
         base_dir: str | os.PathLike | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        entry: str = DEFAULT_ENTRY,
     ) -> Rendered:
         """``AsyncBrowserPool.render``, blocking (the arguments are documented there)."""
         if self.closed:
             return Rendered.unavailable(POOL_CLOSED)
         return self._call(
             lambda: self.async_pool.render(
-                html, width=width, height=height, full_page=full_page, timeout_ms=timeout_ms, base_dir=base_dir
+                html,
+                width=width,
+                height=height,
+                full_page=full_page,
+                timeout_ms=timeout_ms,
+                base_dir=base_dir,
+                files=files,
+                entry=entry,
             )
         )
 
     def render_many(
         self,
-        htmls: Iterable[str | bytes],
+        htmls: Iterable[str | bytes | None] | None = None,
         *,
         width: int = defaults.WIDTH,
         height: int = defaults.HEIGHT,
         full_page: bool = True,
         timeout_ms: float | None = None,
         base_dirs: Sequence[str | os.PathLike | None] | None = None,
+        files: Sequence[Mapping[str, str | bytes] | None] | None = None,
+        entry: str = DEFAULT_ENTRY,
         progress: bool = False,
     ) -> list[Rendered]:
         """``AsyncBrowserPool.render_many``, blocking (the arguments are documented there)."""
         if self.closed:
+            htmls, _, _ = per_document(htmls, base_dirs=base_dirs, files=files)
             return [Rendered.unavailable(POOL_CLOSED) for _ in htmls]
         return self._call(
             lambda: self.async_pool.render_many(
@@ -116,6 +129,8 @@ class BrowserPool:
                 full_page=full_page,
                 timeout_ms=timeout_ms,
                 base_dirs=base_dirs,
+                files=files,
+                entry=entry,
                 progress=progress,
             )
         )
