@@ -168,12 +168,26 @@ _default_pid: int | None = None
 _lock = threading.Lock()
 
 
+_hooked = False
+
+
 def _after_fork() -> None:
     global _lock
     _lock = threading.Lock()  # a lock held by another thread at fork time would never be released in the child
 
 
-os.register_at_fork(after_in_child=_after_fork)
+def _close_default() -> None:
+    if _default is not None and _default_pid == os.getpid():
+        _default.close()
+
+
+def _hook_process() -> None:
+    """Close the shared pool at exit, renew its lock in a forked child: registered once, with the first pool."""
+    global _hooked
+    if not _hooked:
+        _hooked = True
+        os.register_at_fork(after_in_child=_after_fork)
+        atexit.register(_close_default)
 
 
 def get_default_pool(
@@ -205,6 +219,7 @@ def get_default_pool(
         "recycle_after": recycle_after,
     }
     options = {k: v for k, v in options.items() if v is not None}
+    _hook_process()
     with _lock:
         if _default is None or _default.closed or _default_pid != os.getpid():
             # after fork the parent's loop thread and browser are not ours: drop them without closing
@@ -212,9 +227,3 @@ def get_default_pool(
         elif options:
             logger.warning("get_default_pool(%s): the shared pool already exists; options ignored", options)
         return _default
-
-
-@atexit.register
-def _close_default() -> None:
-    if _default is not None and _default_pid == os.getpid():
-        _default.close()
