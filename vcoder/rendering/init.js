@@ -42,10 +42,11 @@
   // 2024-01-01T00:00:00Z, moves STEP_US per read (so busy-wait loops end) and jumps to a timer's due time when the
   // timer fires. Timers fire in due order as fast as the page runs (fast-forward) until HORIZON_US of virtual time
   // or MAX_FIRES callbacks; past that a rendered page's timers stop (what it shows no longer changes) while a live
-  // page's (an agent's, origin "live<n>.") follow real time.
+  // page's (an agent's, origin "live<n>.") follow real time. Two seconds let loaders, fade-ins and typed text
+  // finish, and stop before carousels turn (Bootstrap's every 5 s, Slick's and Swiper's every 3 s).
   const EPOCH_US = 1704067200000 * 1000;
   const STEP_US = 100;
-  const HORIZON_US = 5000 * 1000;
+  const HORIZON_US = 2000 * 1000;
   const MAX_FIRES = 2000;
   const FRAME_US = 16667;
   const LIVE = /^live\d+\./.test(location.hostname);
