@@ -35,6 +35,35 @@ def test_too_large_is_typed(pool):
     assert (r.ok, r.kind) == (False, FailureKind.TOO_LARGE) and r.error.startswith("too_large:")
 
 
+def test_a_page_that_never_finishes_is_a_timeout(pool):
+    r = pool.render("<p>x</p><script>while (true) {}</script>", timeout_ms=2000)
+    assert (r.ok, r.kind, r.infrastructure) == (False, FailureKind.TIMEOUT, False) and r.error.startswith("timeout:")
+
+
+@pytest.mark.slow
+def test_a_renderer_process_killed_under_a_render_is_a_page_crash(pool):
+    pool.start()
+
+    def kill_renderers():  # every page's renderer process (the idle slot's too), not the browser
+        time.sleep(1.0)
+        for pid in pool.browser_pids()[1:]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc = psutil.Process(pid)
+                if "--type=renderer" in proc.cmdline():
+                    proc.kill()
+
+    relaunches = pool.stats()["relaunches"]
+    killer = threading.Thread(target=kill_renderers)
+    killer.start()
+    r = pool.render("<p>x</p><script>while (true) {}</script>", timeout_ms=20000)
+    killer.join()
+    assert (r.ok, r.kind, r.infrastructure) == (False, FailureKind.PAGE_CRASH, False), r.error
+    assert pool.stats()["relaunches"] == relaunches  # the browser itself lived on
+    # both slots work again: the one whose page crashed while idle is replaced before it renders
+    after = pool.render_many(["<p>one</p>", "<p>two</p>", "<p>three</p>"])
+    assert [x.ok and x.layout.text_blocks[0].text for x in after] == ["one", "two", "three"]
+
+
 @pytest.fixture
 def no_chromium(tmp_path):
     """An executable that exits at once: Chromium "would not start"."""

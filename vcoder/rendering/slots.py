@@ -115,8 +115,9 @@ class Slots:
         slot.page, slot.viewport = page, (defaults.WIDTH, defaults.HEIGHT)
 
     async def ready(self, slot: Slot, width: int, height: int) -> None:
-        """Make ``slot`` usable at ``width`` x ``height``: reopened if its page is gone or from a dead browser."""
-        if slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed():
+        """Make ``slot`` usable at ``width`` x ``height``: reopened if its page is gone, crashed (also while idle)
+        or from a dead browser."""
+        if slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed() or slot.crashed:
             if slot.page is not None:
                 await self.discard(slot)
             await self.open(slot)
