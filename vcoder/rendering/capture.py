@@ -78,9 +78,10 @@ async def capture(
     Returns:
         A ``Rendered`` (elapsed_ms left 0 for the caller to fill in).
     """
-    # the load wait is half the deadline; a page that blocks its JS thread still times out
     from playwright.async_api import Error as PlaywrightError
 
+    # the load wait is half the deadline, the settling of timers a quarter; a page that blocks its JS thread still
+    # times out (the caller's deadline)
     try:
         doc, raw = await page.evaluate(
             CAPTURE_JS, {**LIMITS, "loadWaitMs": timeout_ms / 2, "settleWaitMs": timeout_ms / 4}
@@ -147,6 +148,7 @@ def document_replaced(exc: Exception) -> bool:
 
 
 def replaced(page, when: str) -> Rendered:
+    """The NAVIGATION failure of a render whose page replaced its document (``when`` says at which point)."""
     return Rendered.failure(
         FailureKind.NAVIGATION,
         f"navigation: the page replaced its document {when} (now at {page.url[:200]}); a render's screenshot and "

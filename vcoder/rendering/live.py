@@ -40,7 +40,7 @@ async def lend_page(renderer: Renderer, job: Job) -> AsyncIterator:
         except Exception as exc:
             failed = await renderer.classify(slot, gen, exc, job.timeout_ms, 0.0)
             if failed is None or failed.infrastructure:
-                why = POOL_CLOSED if renderer.closed else f"Chromium died while loading the page ({exc})"
+                why = failed.error if failed else POOL_CLOSED if renderer.closed else "Chromium died while loading it"
                 raise BrowserUnavailable(f"open_page could not load the page: {why}") from exc
             raise RuntimeError(f"open_page could not load the page: {failed.error}") from exc
         yield slot.page

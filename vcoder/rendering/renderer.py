@@ -142,7 +142,7 @@ class Renderer:
                 break
             except Exception as exc:
                 elapsed = (time.perf_counter() - t0) * 1000
-                result = await self._classify_or_give_up(slot, gen, exc, job.timeout_ms, elapsed)
+                result = await self.classify(slot, gen, exc, job.timeout_ms, elapsed)
                 if result is None and attempt == 0 and not self.closed:
                     continue  # the browser died under this render: relaunched, retry once
                 if result is None:
@@ -157,16 +157,19 @@ class Renderer:
             self.stats["failures"] += 1
         return dataclasses.replace(result, elapsed_ms=elapsed)
 
-    async def _classify_or_give_up(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
+    async def classify(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
+        """Type a failed render and repair its slot (never raises).
+
+        Returns:
+            The typed failure, or None: the browser died under the render (relaunched: retry) or the pool closed.
+        """
         try:
-            return await self.classify(slot, gen, exc, timeout_ms, elapsed)
+            return await self._classify(slot, gen, exc, timeout_ms, elapsed)
         except Exception as again:  # relaunching (or replacing the slot) failed: Chromium will not come back
             logger.warning("Chromium died and would not start again: %s", again)
             return Rendered.unavailable(f"Chromium died and would not start again ({_first_line(again)})", elapsed)
 
-    async def classify(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
-        """Type a failed render and repair its slot; None means "the browser died (relaunched: retry) or the pool
-        was closed"."""
+    async def _classify(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
         if self.closed:

@@ -44,16 +44,20 @@ class BrowserPool:
         recycle_after: int = defaults.RECYCLE_AFTER,
     ) -> None:
         self._loop = asyncio.new_event_loop()
-        self.async_pool = AsyncBrowserPool(
-            loop=self._loop,  # home loop fixed before anyone else can adopt the pool
-            max_pages=max_pages,
-            executable_path=executable_path,
-            assets_dir=assets_dir,
-            timeout_ms=timeout_ms,
-            max_height=max_height,
-            launch_args=launch_args,
-            recycle_after=recycle_after,
-        )
+        try:
+            self.async_pool = AsyncBrowserPool(
+                loop=self._loop,  # home loop fixed before anyone else can adopt the pool
+                max_pages=max_pages,
+                executable_path=executable_path,
+                assets_dir=assets_dir,
+                timeout_ms=timeout_ms,
+                max_height=max_height,
+                launch_args=launch_args,
+                recycle_after=recycle_after,
+            )
+        except BaseException:
+            self._loop.close()  # bad options: nothing was started
+            raise
         self._thread = threading.Thread(target=self._loop.run_forever, name="vcoder-browser-pool", daemon=True)
         self._thread.start()
         self.closed = False
