@@ -56,14 +56,16 @@ def test_killing_chromium_mid_batch_completes_the_batch(pool):
 
     import psutil
 
-    pages = [
-        f"<p>page {i}</p><script>const t = Date.now(); while (Date.now() - t < 150) {{}}</script>" for i in range(12)
-    ]
-    before = pool.stats()["relaunches"]
+    # each page keeps the CPU busy a while (a counting loop: page clocks are virtual, Date.now() waits no more)
+    pages = [f"<p>page {i}</p><script>let x = 0; for (let k = 0; k < 5e7; k++) x += k;</script>" for i in range(12)]
+    pool.start()
+    before, renders = pool.stats()["relaunches"], pool.stats()["renders"]
     pid = pool.browser_pids()[0]
 
-    def kill():
-        time.sleep(0.8)
+    def kill():  # once the batch is under way, whatever the machine's load
+        deadline = time.monotonic() + 60
+        while pool.stats()["renders"] < renders + 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
         psutil.Process(pid).kill()
 
     killer = threading.Thread(target=kill)

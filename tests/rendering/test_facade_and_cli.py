@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import subprocess
 import sys
@@ -10,10 +11,29 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
+from vcoder.rendering import AsyncBrowserPool, BrowserPool, get_default_pool
+
 ROOT = Path(__file__).parents[2]
 
 
+@pytest.mark.parametrize("name", ["__init__", "render", "render_many"])
+def test_sync_facade_has_the_async_signatures(name):
+    sync_sig = inspect.signature(getattr(BrowserPool, name))
+    async_sig = inspect.signature(getattr(AsyncBrowserPool, name))
+    # the one difference: the async pool may be bound to a loop, the sync facade brings its own
+    assert list(sync_sig.parameters.values()) == [p for p in async_sig.parameters.values() if p.name != "loop"]
+    options = [p for p in sync_sig.parameters.values() if p.name not in ("self", "html", "htmls")]
+    assert options and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in options)
+    assert sync_sig.return_annotation == async_sig.return_annotation
+
+
+def test_default_pool_takes_the_constructor_options_by_name():
+    params = inspect.signature(get_default_pool).parameters
+    assert list(params) == [n for n in inspect.signature(BrowserPool).parameters]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is None for p in params.values())
+
+
+@pytest.mark.browser
 def test_sync_pool_refuses_inside_running_loop(pool):
     async def inside():
         with pytest.raises(RuntimeError, match="AsyncBrowserPool"):
@@ -26,9 +46,8 @@ def test_sync_pool_refuses_inside_running_loop(pool):
     assert r.ok and r.layout.text_blocks[0].text == "from another loop"
 
 
+@pytest.mark.browser
 def test_default_pool_is_shared():
-    from vcoder.rendering import get_default_pool
-
     a, b = get_default_pool(), get_default_pool()
     assert a is b
     assert a.render("<b>shared</b>").layout.text_blocks[0].text == "shared"
@@ -43,6 +62,7 @@ def _cli(*args):
     )
 
 
+@pytest.mark.browser
 def test_cli_render_ok_failed_and_usage(tmp_path):
     good, bad = tmp_path / "good.html", tmp_path / "bad.html"
     good.write_text("<h1>Hello</h1>")

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from vcoder.rendering import FailureKind
+
 pytestmark = pytest.mark.browser
 
 
@@ -68,10 +70,11 @@ def test_canary_sees_no_request(pool, canary):
     results = pool.render_many(list(pages.values()), timeout_ms=8000)
     time.sleep(1.5)  # stragglers (beacons, keepalive) would arrive after the render
     assert hits == [], f"requests escaped: {hits}"
-    # every page comes back; a script that sets location while the document is still parsing leaves Chromium's
-    # renderer with frame updates deferred after we refuse the navigation, so that one may end as a timeout
-    failed = {name: r.error for name, r in zip(pages, results) if not r.ok}
-    assert set(failed) <= {"location"}, failed
+    # every page comes back; a script that navigates (location, form.submit) while the document is still being
+    # parsed stops the parser: that document is unfinished and fails as a navigation (it was a timeout before)
+    failed = {name: r for name, r in zip(pages, results) if not r.ok}
+    assert set(failed) <= {"location", "form"}, {name: r.error for name, r in failed.items()}
+    assert all(r.kind is FailureKind.NAVIGATION and "still being parsed" in r.error for r in failed.values())
     assert pool.render("<p>still fine</p>").ok
 
 

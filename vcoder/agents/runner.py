@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -70,14 +69,13 @@ async def arun_cases(
     cases = parse_cases(cases)
     apool = _async_pool(pool)
     opts = _Options(width, height, step_limit, deadline_ms, action_timeout_ms, load_timeout_ms, base_dir)
-    home = getattr(apool, "_loop", None)
-    if home is not None and home is not asyncio.get_running_loop() and not home.is_closed() and home.is_running():
+    from vcoder.rendering import BrowserUnavailable
+
+    try:
         # Playwright pages belong to the loop that made them: run the whole episode there (TRL awaits from its own)
-        results = await asyncio.wrap_future(
-            asyncio.run_coroutine_threadsafe(_run_all(html, cases, policy, apool, opts), home)
-        )
-    else:
-        results = await _run_all(html, cases, policy, apool, opts)
+        results = await apool.run_on_loop(_run_all, html, cases, policy, apool, opts)
+    except BrowserUnavailable as exc:  # a closed pool, a stopped loop: nothing can be said about the page
+        raise InfrastructureError(str(exc)) from exc
     return results, mean_score(results)
 
 
@@ -140,9 +138,7 @@ async def _run_one(html: str, case: TestCase, policy: Policy, apool, opts: _Opti
                 )
             env.close()
             if env.page_broken:
-                # closing the hung tab makes the pool replace the slot instead of handing the stuck page on
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(page.close(run_before_unload=False), 5.0)
+                await apool.discard_page(page)  # the pool replaces the hung tab's slot instead of handing it on
             return result
     except RuntimeError as exc:
         message = str(exc)

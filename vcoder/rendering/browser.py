@@ -1,7 +1,9 @@
-"""Launching Chromium for hermetic rendering: executable lookup, flags, and the browser's process tree."""
+"""The Chromium a pool renders with: executable lookup, flags, launch and relaunch, and its process tree."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import shutil
@@ -37,6 +39,8 @@ BASE_ARGS = (
     "--proxy-bypass-list=<-loopback>",
 )
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
+LAUNCH_TIMEOUT_MS = 60000
+CLOSE_TIMEOUT_MS = 3000
 
 
 def find_executable(executable_path: str | os.PathLike | None, playwright_path: str | None) -> str | None:
@@ -54,12 +58,7 @@ def find_executable(executable_path: str | os.PathLike | None, playwright_path: 
     """
     explicit = executable_path or os.environ.get("VCODER_CHROMIUM")
     if explicit:
-        if not Path(explicit).is_file():
-            raise FileNotFoundError(
-                f"Chromium executable {str(explicit)!r} not found; pass an existing executable_path "
-                f"(Debian: apt-get install chromium, then {DEBIAN_CHROMIUM})"
-            )
-        return str(explicit)
+        return check_executable(explicit)
     if playwright_path and Path(playwright_path).is_file():
         return None
     found = shutil.which("chromium") or (DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).is_file() else None)
@@ -68,6 +67,20 @@ def find_executable(executable_path: str | os.PathLike | None, playwright_path: 
             "no Chromium found: install Debian's chromium (apt-get install chromium) or pass executable_path=..."
         )
     return found
+
+
+def check_executable(path: str | os.PathLike) -> str:
+    """``path`` as a string when it names an existing file.
+
+    Raises:
+        FileNotFoundError: it does not.
+    """
+    if not Path(path).is_file():
+        raise FileNotFoundError(
+            f"Chromium executable {str(path)!r} not found; pass an existing executable_path "
+            f"(Debian: apt-get install chromium, then {DEBIAN_CHROMIUM})"
+        )
+    return str(path)
 
 
 def launch_args(extra: tuple[str, ...] | list[str] = ()) -> tuple[list[str], str]:
@@ -108,3 +121,83 @@ def tree_rss(marker: str) -> int:
         except psutil.NoSuchProcess:
             continue
     return total
+
+
+class Browser:
+    """One Chromium process driven through Playwright, relaunched when it dies.
+
+    ``generation`` counts launches: a page opened under an older generation belongs to a dead browser.
+
+    Args:
+        executable_path: as ``find_executable``'s.
+        extra_args: Chromium flags added to ``BASE_ARGS``.
+        stats: the pool's counters (``relaunches`` is counted here).
+    """
+
+    def __init__(self, *, executable_path: str | os.PathLike | None, extra_args: tuple[str, ...], stats: dict):
+        self.executable_path, self.extra_args, self.stats = executable_path, extra_args, stats
+        self.generation = 0
+        self.marker = ""
+        self._pw = self._browser = None
+        self._relaunch_lock = asyncio.Lock()
+
+    @property
+    def connected(self) -> bool:
+        """True while the current Chromium process is up."""
+        return self._browser is not None and self._browser.is_connected()
+
+    async def start(self) -> None:
+        """Start Playwright and launch Chromium."""
+        from playwright.async_api import async_playwright
+
+        self._pw = await async_playwright().start()
+        try:
+            await self._launch()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _launch(self) -> None:
+        args, marker = launch_args(self.extra_args)
+        exe = find_executable(self.executable_path, self._pw.chromium.executable_path)
+        self._browser = await self._pw.chromium.launch(
+            executable_path=exe, args=args, headless=True, timeout=LAUNCH_TIMEOUT_MS
+        )
+        self.marker = marker
+        self.generation += 1
+        gen = self.generation
+        self._browser.on("disconnected", lambda _: self.generation == gen and logger.warning("Chromium disconnected"))
+
+    async def relaunch(self, seen_generation: int) -> None:
+        """Kill the browser's process tree and launch a new one, unless another caller already did."""
+        async with self._relaunch_lock:
+            if self.generation != seen_generation:
+                return  # another render already relaunched it
+            self.stats["relaunches"] += 1
+            old, marker = self._browser, self.marker
+            # the browser is dead or hung: kill its process tree first, a graceful close could wait on a busy tab
+            for proc in browser_processes(marker):
+                with contextlib.suppress(Exception):
+                    proc.kill()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(old.close(), CLOSE_TIMEOUT_MS / 1000)
+            await self._launch()
+
+    async def new_context(self, **options):
+        """A new browser context (Playwright's ``Browser.new_context``)."""
+        return await self._browser.new_context(**options)
+
+    async def close(self) -> None:
+        """Close Chromium and stop Playwright (errors and hangs are bounded and swallowed)."""
+        browser, pw, self._browser, self._pw = self._browser, self._pw, None, None
+        self.generation = -1  # an intentional close: no "disconnected" warning
+        with contextlib.suppress(Exception):
+            if browser is not None:
+                await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_MS / 1000)
+        with contextlib.suppress(Exception):
+            if pw is not None:
+                await asyncio.wait_for(pw.stop(), CLOSE_TIMEOUT_MS / 1000)
+
+    def pids(self) -> list[int]:
+        """Process ids of the browser's process tree (the first one is the browser itself)."""
+        return [p.pid for p in browser_processes(self.marker)] if self.marker else []

@@ -6,18 +6,14 @@ import json
 from pathlib import Path
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
-from vcoder.rendering.types import Rendered
+from vcoder.rendering.types import FailureKind, Rendered
 
 _HERE = Path(__file__).parent
 INIT_JS = (_HERE / "init.js").read_text()
 _LAYOUT_FN = (_HERE / "layout.js").read_text().strip().rstrip(";")
-# the load event, fonts (bounded: a font that never loads must not eat the deadline), then the layout in the same evaluate
-CAPTURE_JS = (
-    "async (limits) => { if (document.readyState !== 'complete') await Promise.race(["
-    " new Promise((r) => addEventListener('load', r)), new Promise((r) => setTimeout(r, limits.loadWaitMs))]);"
-    " await Promise.race([document.fonts.ready, new Promise((r) => setTimeout(r, limits.fontWaitMs))]);"
-    f" return ({_LAYOUT_FN})(limits); }}"
-)
+CAPTURE_JS = (_HERE / "capture.js").read_text().replace("(LAYOUT)", f"({_LAYOUT_FN})")
+# after the screenshot: resume the page's timers, and the document it shows now
+AFTER_JS = "() => window.__vcoder ? window.__vcoder.after() : null"
 # the DOM tree is also depth-capped so to_dict() output stays JSON-serialisable by recursive encoders
 LIMITS = {
     "maxTextNodes": 20000,
@@ -62,8 +58,14 @@ def build_layout(data: dict, width: int, height: int) -> Layout:
     )
 
 
-async def capture(page, *, full_page: bool, max_height: int, timeout_ms: float, console: list[str]) -> Rendered:
+async def capture(
+    page, *, full_page: bool, max_height: int, timeout_ms: float, console: list[str], document_url: str | None = None
+) -> Rendered:
     """Read the layout, then screenshot the same state (document size capped by ``max_height``/``MAX_WIDTH``).
+
+    One render, one state: the layout and the screenshot must come from the same document, or the result is a
+    ``FailureKind.NAVIGATION`` failure that says so (a meta refresh, ``location.replace``, a blob or ``about:blank``
+    document, ``document.open()`` between the two).
 
     Args:
         page: a loaded Playwright page.
@@ -71,26 +73,52 @@ async def capture(page, *, full_page: bool, max_height: int, timeout_ms: float, 
         max_height: screenshot height cap in px.
         timeout_ms: Playwright timeout for the screenshot.
         console: console errors collected for this render.
+        document_url: the URL the render served; the layout must be read from that document (None: any).
 
     Returns:
-        An ok ``Rendered`` (elapsed_ms left 0 for the caller to fill in).
+        A ``Rendered`` (elapsed_ms left 0 for the caller to fill in).
     """
-    # a page whose load event never fires (e.g. it started a navigation we refused) is captured as it is, half-way
-    # to the deadline; a page that blocks its JS thread still times out
-    data = json.loads(await page.evaluate(CAPTURE_JS, {**LIMITS, "loadWaitMs": timeout_ms / 2}))
+    from playwright.async_api import Error as PlaywrightError
+
+    # the load wait is half the deadline, the settling of timers a quarter; a page that blocks its JS thread still
+    # times out (the caller's deadline)
+    try:
+        doc, raw = await page.evaluate(
+            CAPTURE_JS, {**LIMITS, "loadWaitMs": timeout_ms / 2, "settleWaitMs": timeout_ms / 4}
+        )
+    except PlaywrightError as exc:
+        if document_replaced(exc):
+            return replaced(page, "while its layout was being read")
+        raise
+    if doc is None or (document_url is not None and doc["url"] != document_url):
+        return replaced(page, "before its layout was read")
+    if doc["unfinished"]:
+        return Rendered.failure(
+            FailureKind.NAVIGATION,
+            "navigation: the page started a navigation while it was still being parsed, which stopped Chromium "
+            "parsing it (the document is unfinished)",
+        )
+    data = json.loads(raw)
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
     truncated = False
-    if full_page:
-        doc_w, doc_h = max(int(data["width"]), vw), max(int(data["height"]), vh)
-        w, h = min(doc_w, MAX_WIDTH), min(doc_h, max_height)
-        truncated = (w, h) != (doc_w, doc_h)
-        # animations and the caret are already off (init.js); full_page only when the document outgrows the viewport
-        png = await page.screenshot(
-            full_page=(w, h) != (vw, vh), clip={"x": 0, "y": 0, "width": w, "height": h}, timeout=timeout_ms
-        )
-    else:
-        w, h = vw, vh
-        png = await page.screenshot(timeout=timeout_ms)
+    try:
+        if full_page:
+            doc_w, doc_h = max(int(data["width"]), vw), max(int(data["height"]), vh)
+            w, h = min(doc_w, MAX_WIDTH), min(doc_h, max_height)
+            truncated = (w, h) != (doc_w, doc_h)
+            # animations and the caret are already off (init.js); full_page only when the document outgrows the viewport
+            png = await page.screenshot(
+                full_page=(w, h) != (vw, vh), clip={"x": 0, "y": 0, "width": w, "height": h}, timeout=timeout_ms
+            )
+        else:
+            w, h = vw, vh
+            png = await page.screenshot(timeout=timeout_ms)
+    except Exception:
+        if await _document(page) != doc:
+            return replaced(page, "between its layout and its screenshot")
+        raise
+    if await _document(page) != doc:
+        return replaced(page, "between its layout and its screenshot")
     return Rendered(
         ok=True,
         png=png,
@@ -99,4 +127,30 @@ async def capture(page, *, full_page: bool, max_height: int, timeout_ms: float, 
         layout=build_layout(data, w, h),
         console_errors=tuple(console[:50]),
         truncated=truncated,
+    )
+
+
+async def _document(page) -> dict | None:
+    """The identity of the document the page shows now (None: one init.js did not mark, or it is being replaced)."""
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        return await page.evaluate(AFTER_JS)
+    except PlaywrightError as exc:
+        if document_replaced(exc):
+            return None
+        raise
+
+
+def document_replaced(exc: Exception) -> bool:
+    """Whether a Playwright error says the page's document went away under the call (a navigation)."""
+    return "Execution context was destroyed" in str(exc) or "interrupted by another navigation" in str(exc)
+
+
+def replaced(page, when: str) -> Rendered:
+    """The NAVIGATION failure of a render whose page replaced its document (``when`` says at which point)."""
+    return Rendered.failure(
+        FailureKind.NAVIGATION,
+        f"navigation: the page replaced its document {when} (now at {page.url[:200]}); a render's screenshot and "
+        "layout must describe one document",
     )

@@ -1,23 +1,25 @@
 """The hermetic network: every request a render makes is fulfilled from memory or aborted, never sent.
 
-Each render gets a unique synthetic origin (``http://r<n>.vcoder.invalid``) whose ``/index.html`` is the page's
-HTML; other paths on that origin are files from the render's ``base_dir`` (when given); known CDN URLs come from
-the local asset cache; any other image gets a fixed grey placeholder; everything else is aborted. The browser is
-also launched behind a dead proxy (see ``browser.py``) so what slips past request interception goes nowhere.
+Each render gets a unique synthetic origin (``http://r<n>.vcoder.invalid``) that serves its site: the document at
+``/<entry>`` (``/index.html`` by default) and the site's other files (``files`` in memory, then ``base_dir``, see
+``site.py``) by relative URL; known CDN URLs come from the local asset cache; any other image gets a fixed grey
+placeholder; everything else is aborted. One document per render: the main frame may load the document once, and
+every other navigation is refused (204, the document stays) -- except in a live page (``open_page``), which may
+navigate (GET) to another HTML document of the same site. The browser is also launched behind a dead proxy (see
+``browser.py``) so what slips past request interception goes nowhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import mimetypes
 import struct
 import zlib
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.cssprune import PRUNE_MIN_BYTES, page_tokens
+from vcoder.rendering.site import HTML_TYPE, Site, is_page, mime_type, site_path
 
 logger = logging.getLogger(__name__)
 
@@ -41,41 +43,34 @@ def _png(width: int, height: int, grey: int) -> bytes:
 PLACEHOLDER_PNG = _png(*PLACEHOLDER_SIZE, PLACEHOLDER_GREY)
 
 
-def safe_file(base_dir: str | Path, url_path: str) -> Path | None:
-    """The file under ``base_dir`` named by a URL path, or None (missing, or outside ``base_dir``)."""
-    base = Path(base_dir).resolve()
-    target = (base / unquote(url_path).lstrip("/")).resolve()
-    if target != base and target.is_relative_to(base) and target.is_file():
-        return target
-    return None
-
-
 class RenderTarget:
     """What the route handler of one page slot serves for the render in progress."""
 
     def __init__(self) -> None:
-        self.origin = ""
-        self.html = b""
-        self.base_dir: str | None = None
+        self.reset("", b"", "index.html", Site(), live=False)
+
+    def reset(self, origin: str, html: bytes, entry: str, site: Site, *, live: bool) -> None:
+        self.origin, self.html, self.entry, self.site, self.live = origin, html, entry, site, live
         self.doc_served = False
         self._tokens: frozenset[str] | None = None
 
-    def reset(self, origin: str, html: bytes, base_dir: str | None) -> None:
-        self.origin, self.html, self.base_dir, self.doc_served = origin, html, base_dir, False
-        self._tokens = None
-
     def tokens(self) -> frozenset[str]:
-        """The words of this render's HTML (computed once, only for pages that link a prunable stylesheet)."""
+        """The words of this render's document and of its site's pages and scripts (computed once, only for pages
+        that link a prunable stylesheet)."""
         if self._tokens is None:
-            self._tokens = page_tokens(self.html.decode("utf-8", errors="replace"))
+            self._tokens = page_tokens(self.html.decode("utf-8", errors="replace") + "\n" + self.site.text())
         return self._tokens
+
+    def file(self, path: str) -> bytes | None:
+        """The contents of a site path: the render's document at its entry, else the site's file."""
+        return self.html if path == self.entry else self.site.get(path)
 
 
 class HermeticRouter:
     """A ``context.route("**/*")`` handler bound to one page slot's ``RenderTarget``.
 
     Args:
-        target: the slot's current render (origin, HTML, base_dir).
+        target: the slot's current render (origin, document, site).
         store: the asset cache.
     """
 
@@ -98,18 +93,23 @@ class HermeticRouter:
         t = self.target
         is_main_nav = request.is_navigation_request() and request.frame.parent_frame is None
         if f"{parts.scheme}://{parts.netloc}" == t.origin:
+            path = site_path(parts.path)
             if is_main_nav:
-                # exactly one main-document load per render: reloads, meta refresh and self-navigation are refused
-                if parts.path == "/index.html" and not t.doc_served:
+                # one document per render: reloads, meta refresh and self-navigation are refused; a live page may
+                # go (GET) to another page of its site
+                if path == t.entry and not t.doc_served:
                     t.doc_served = True
-                    await route.fulfill(status=200, body=t.html, content_type="text/html; charset=utf-8")
+                    await route.fulfill(status=200, body=t.html, content_type=HTML_TYPE)
+                    return
+                body = t.file(path) if t.live and path is not None and is_page(path) else None
+                if body is not None and request.method == "GET":
+                    await route.fulfill(status=200, body=body, content_type=mime_type(path))
                     return
                 await route.fulfill(status=204)
                 return
-            found = safe_file(t.base_dir, parts.path) if t.base_dir else None
-            if found is not None and not request.is_navigation_request():
-                ctype = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
-                await route.fulfill(status=200, body=found.read_bytes(), content_type=ctype)
+            body = t.file(path) if path is not None and not request.is_navigation_request() else None
+            if body is not None:
+                await route.fulfill(status=200, body=body, content_type=mime_type(path))
                 return
         elif not is_main_nav and parts.scheme in ("http", "https"):
             asset = self.store.resolve(url, style=request.resource_type == "stylesheet")

@@ -1,90 +1,42 @@
-"""``AsyncBrowserPool``: the one rendering implementation (hermetic, contained, page-reusing Chromium pool)."""
+"""``AsyncBrowserPool``: the one rendering implementation (hermetic, contained, page-reusing Chromium pool).
+
+The pool is the public face; the work is done by its parts: ``lifecycle`` (options, start, close) over ``loop`` (the
+home event loop), ``browser`` (Chromium's process), ``slots`` (the reusable pages), ``renderer`` (the render loop),
+``jobs`` (validated inputs, batches), ``capture`` (screenshot + layout, ``capture.js``), ``network`` and ``site``
+(the hermetic router, the files a render serves), ``live`` (pages lent to agents) and ``init.js`` (determinism).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import functools
-import itertools
-import logging
-import re
-import time
-from collections.abc import Iterable
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
-from vcoder.rendering import browser as _browser
-from vcoder.rendering.assets import AssetStore
-from vcoder.rendering.capture import INIT_JS, capture
-from vcoder.rendering.network import ORIGIN_DOMAIN, HermeticRouter, RenderTarget, close_websocket
-from vcoder.rendering.types import FailureKind, Rendered
+from vcoder.rendering import defaults, live
+from vcoder.rendering.jobs import DEFAULT_ENTRY, Job, dedup_key, make_job, per_document, run_batch
+from vcoder.rendering.lifecycle import STATS, Lifecycle, PoolOptions
+from vcoder.rendering.types import BrowserUnavailable, Rendered
 
-logger = logging.getLogger(__name__)
-
-MARGIN_S = 1.5  # deadline slack over timeout_ms for the whole render (goto + layout + screenshot)
-CLOSE_TIMEOUT_S = 3.0
-MAX_HTML_BYTES = 8_000_000  # larger documents fail fast: sending them through the protocol alone blocks for seconds
-HEAP_CHECK_EVERY = 50
-HEAP_LIMIT = 768 * 2**20
-
-
-def _on_home_loop(method):
-    """Run an async method on the pool's home loop, whichever event loop awaits it (TRL uses its own)."""
-
-    @functools.wraps(method)
-    async def wrapper(self, *args, **kwargs):
-        here = asyncio.get_running_loop()
-        home = self._loop
-        if home is not None and home.is_closed():
-            self._forget()  # the loop that owned the browser is gone (e.g. an earlier asyncio.run): start afresh
-            home = None
-        if home is None or home is here:
-            self._loop = here
-            return await method(self, *args, **kwargs)
-        if not home.is_running():
-            raise RuntimeError(
-                "this AsyncBrowserPool's event loop is not running, so it cannot serve a call from another loop; "
-                "use the pool from the loop that started it, or use BrowserPool (it keeps its own loop thread)"
-            )
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(method(self, *args, **kwargs), home))
-
-    return wrapper
-
-
-class _Slot:
-    """One reusable page with its own browser context, route handler and per-render state."""
-
-    def __init__(self, index: int):
-        self.index = index
-        self.target = RenderTarget()
-        self.context = None
-        self.page = None
-        self.generation = -1
-        self.renders = 0
-        self.crashed = False
-        self.viewport: tuple[int, int] | None = None
-        self.console: list[str] = []
-        self._expected: tuple[str, asyncio.Future] | None = None
-
-    def expect(self, url: str) -> asyncio.Future:
-        """A future resolved when the main frame commits ``url``."""
-        fut = asyncio.get_running_loop().create_future()
-        self._expected = (url, fut)
-        return fut
-
-    def on_navigated(self, frame) -> None:
-        if frame.parent_frame is None and self._expected and frame.url == self._expected[0]:
-            if not self._expected[1].done():
-                self._expected[1].set_result(True)
+T = TypeVar("T")
 
 
 class AsyncBrowserPool:
     """A pool of hermetic Chromium pages rendering HTML to ``Rendered`` (screenshot + layout).
 
+    Playwright objects belong to the event loop that made them: the pool lives on one home loop (``loop``, or the
+    first loop that uses it) and forwards calls from any other loop there; ``run_on_loop`` does the same for your
+    own code (e.g. an agent episode that drives pages from ``open_page``).
+
     Args:
+        loop: the home event loop, fixed for the pool's life (it must be running, in another thread, when the pool
+            is called from other loops; ``BrowserPool`` passes its background loop). None: the first loop that
+            uses the pool, replaced by the next caller's when it has been closed (successive ``asyncio.run``).
         max_pages: concurrent page slots (each its own browser context).
         executable_path: Chromium binary (default: ``$VCODER_CHROMIUM``, Playwright's, then ``/usr/bin/chromium``).
         assets_dir: front-end asset cache (default ``$VCODER_ASSETS_DIR`` or ``~/.cache/vcoder/assets``).
-        timeout_ms: default per-render deadline.
+        timeout_ms: default per-render deadline, in ms.
         max_height: screenshot height cap in px (taller pages are cut, ``Rendered.truncated``).
         launch_args: extra Chromium flags.
         recycle_after: renders after which a slot's context is replaced. Measured over 500 renders: browser memory
@@ -98,74 +50,62 @@ class AsyncBrowserPool:
     def __init__(
         self,
         *,
-        max_pages: int = 2,
-        executable_path: str | None = None,
-        assets_dir: str | None = None,
-        timeout_ms: float = 15000,
-        max_height: int = 8192,
+        loop: asyncio.AbstractEventLoop | None = None,
+        max_pages: int = defaults.MAX_PAGES,
+        executable_path: str | os.PathLike | None = None,
+        assets_dir: str | os.PathLike | None = None,
+        timeout_ms: float = defaults.TIMEOUT_MS,
+        max_height: int = defaults.MAX_HEIGHT,
         launch_args: Iterable[str] = (),
-        recycle_after: int = 100,
-    ):
-        if max_pages < 1:
-            raise ValueError(f"max_pages must be >= 1, got {max_pages}")
-        if timeout_ms <= 0 or max_height <= 0 or recycle_after < 1:
-            raise ValueError(
-                f"timeout_ms, max_height and recycle_after must be positive, got {timeout_ms}, {max_height}, "
-                f"{recycle_after}"
-            )
-        self.max_pages, self.executable_path, self.assets_dir = max_pages, executable_path, assets_dir
-        self.timeout_ms, self.max_height, self.recycle_after = timeout_ms, max_height, recycle_after
-        self.launch_args = tuple(launch_args)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._store: AssetStore | None = None
-        self._counter = itertools.count(1)
-        self._stats = dict.fromkeys(
-            ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits"), 0
+        recycle_after: int = defaults.RECYCLE_AFTER,
+    ) -> None:
+        self.options = PoolOptions(
+            max_pages, executable_path, assets_dir, timeout_ms, max_height, tuple(launch_args), recycle_after
         )
-        self._forget()
+        self.max_pages, self.timeout_ms, self.max_height = max_pages, timeout_ms, max_height
+        self._stats = dict.fromkeys(STATS, 0)
+        self._life = Lifecycle(self.options, loop=loop, stats=self._stats)
 
-    def _forget(self) -> None:
-        self._pw = self._browser = self._free = self._start_lock = self._relaunch_lock = None
-        self._slots: list[_Slot] = []
-        self._generation = 0
-        self.marker = ""
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The home event loop (None until a loop has used an unbound pool)."""
+        return self._life.home.loop
 
-    # lifecycle
-    @_on_home_loop
+    async def run_on_loop(self, fn: Callable[..., Awaitable[T]], /, *args: Any, **kwargs: Any) -> T:
+        """Await ``fn(*args, **kwargs)`` on the pool's home loop, from any event loop, and return its result.
+
+        Code that drives live pages (``open_page``) must run where the pages live; from the home loop itself this
+        is a plain ``await``.
+
+        Example:
+            >>> async def episode(pool):  # doctest: +SKIP
+            ...     async with pool.open_page("<button>Go</button>") as page:
+            ...         await page.click("button")
+            ...         return await pool.snapshot(page)
+            >>> shot = await pool.run_on_loop(episode, pool)  # doctest: +SKIP
+
+        Raises:
+            BrowserUnavailable: the pool is closed, or its home loop is not running (e.g. a closed ``BrowserPool``'s).
+        """
+        return await self._life.run(fn, *args, **kwargs)
+
+    @property
+    def marker(self) -> str:
+        """The command-line switch that tells this pool's Chromium processes apart ("" before the first start)."""
+        return self._life.renderer.browser.marker if self._life.renderer is not None else ""
+
     async def start(self) -> None:
-        """Launch Chromium and open the page slots (idempotent; render() calls it on first use)."""
-        if self._start_lock is None:
-            self._start_lock = asyncio.Lock()
-        async with self._start_lock:
-            if self._browser is not None:
-                return
-            from playwright.async_api import async_playwright
+        """Launch Chromium and open the page slots (idempotent; render() calls it on first use).
 
-            if self._store is None:
-                self._store = AssetStore(self.assets_dir)
-                # parse Tailwind's 2.9 MB stylesheet while Chromium launches (pruned per page, see cssprune.py)
-                asyncio.get_running_loop().run_in_executor(None, self._store.prewarm)
-            self._pw = await async_playwright().start()
-            self._relaunch_lock = asyncio.Lock()
-            await self._launch()
-            self._slots = [_Slot(i) for i in range(self.max_pages)]
-            self._free = asyncio.Queue()
-            for slot in self._slots:
-                await self._open_slot(slot)
-                self._free.put_nowait(slot)
+        Raises:
+            BrowserUnavailable: Chromium would not start (the message says why), or the pool is closed.
+        """
+        await self._life.run(self._life.started)
 
-    @_on_home_loop
     async def close(self) -> None:
-        """Close the browser and Playwright (the pool can be started again afterwards)."""
-        browser, pw = self._browser, self._pw
-        self._forget()
-        self._generation = -1  # an intentional close: no "disconnected" warning
-        with contextlib.suppress(Exception):
-            if browser is not None:
-                await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
-        with contextlib.suppress(Exception):
-            if pw is not None:
-                await asyncio.wait_for(pw.stop(), CLOSE_TIMEOUT_S)
+        """Close the browser and Playwright, for good: afterwards ``render`` returns ``FailureKind.BROWSER`` results
+        and ``start``, ``open_page`` and ``run_on_loop`` raise ``BrowserUnavailable`` (renders in flight end so)."""
+        await self._life.close()
 
     async def __aenter__(self) -> AsyncBrowserPool:
         await self.start()
@@ -180,327 +120,184 @@ class AsyncBrowserPool:
 
     def browser_pids(self) -> list[int]:
         """Process ids of the running browser's process tree (the first one is the browser itself)."""
-        return [p.pid for p in _browser.browser_processes(self.marker)] if self.marker else []
-
-    # browser and slots
-    async def _launch(self) -> None:
-        args, marker = _browser.launch_args(self.launch_args)
-        exe = _browser.find_executable(self.executable_path, self._pw.chromium.executable_path)
-        self._browser = await self._pw.chromium.launch(executable_path=exe, args=args, headless=True, timeout=60000)
-        self.marker = marker
-        self._generation += 1
-        gen = self._generation
-        self._browser.on("disconnected", lambda _: self._generation == gen and logger.warning("Chromium disconnected"))
-
-    async def _relaunch(self, seen_generation: int) -> None:
-        async with self._relaunch_lock:
-            if self._generation != seen_generation:
-                return  # another render already relaunched it
-            self._stats["relaunches"] += 1
-            old, marker = self._browser, self.marker
-            # the browser is dead or hung: kill its process tree first, a graceful close could wait on a busy tab
-            for proc in _browser.browser_processes(marker):
-                with contextlib.suppress(Exception):
-                    proc.kill()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(old.close(), CLOSE_TIMEOUT_S)
-            await self._launch()
-
-    async def _open_slot(self, slot: _Slot) -> None:
-        slot.page = None
-        ctx = await self._browser.new_context(
-            viewport={"width": 1280, "height": 720},
-            device_scale_factor=1,
-            reduced_motion="reduce",
-            color_scheme="light",
-            locale="en-US",
-            timezone_id="UTC",
-            service_workers="block",
-            accept_downloads=False,
-        )
-        slot.context, slot.generation, slot.renders, slot.crashed = ctx, self._generation, 0, False
-        await ctx.add_init_script(INIT_JS)
-        await ctx.route("**/*", HermeticRouter(slot.target, self._store))
-        await ctx.route_web_socket(re.compile(r".*"), close_websocket)
-        ctx.on("page", lambda p: self._close_popup(slot, p))
-        page = await ctx.new_page()
-        page.on("dialog", _dismiss)
-        page.on("framenavigated", slot.on_navigated)
-        page.on("crash", lambda _: setattr(slot, "crashed", True))
-        page.on("console", lambda m: m.type == "error" and slot.console.append(m.text[:500]))
-        page.on("pageerror", lambda e: slot.console.append(str(e)[:500]))
-        slot.page, slot.viewport = page, (1280, 720)
-
-    def _close_popup(self, slot: _Slot, page) -> None:
-        if slot.page is not None and page is not slot.page:
-            asyncio.ensure_future(_quiet(page.close(run_before_unload=False)))
-
-    async def _discard(self, slot: _Slot) -> None:
-        """Drop a slot's context (hung, crashed or worn page); a context that will not close relaunches the browser."""
-        ctx, slot.context, slot.page = slot.context, None, None
-        self._stats["page_replacements"] += 1
-        if ctx is None:
-            return
-        try:
-            await asyncio.wait_for(ctx.close(), CLOSE_TIMEOUT_S)
-        except Exception as exc:
-            if self._browser is not None and self._browser.is_connected() and slot.generation == self._generation:
-                logger.warning("a page context would not close (%s); relaunching Chromium", exc)
-                await self._relaunch(slot.generation)
-
-    async def _ready(self, slot: _Slot, width: int, height: int) -> None:
-        if slot.page is None or slot.generation != self._generation or slot.page.is_closed():
-            if slot.page is not None:
-                await self._discard(slot)
-            await self._open_slot(slot)
-        if slot.viewport != (width, height):
-            await slot.page.set_viewport_size({"width": width, "height": height})
-            slot.viewport = (width, height)
+        return self._life.renderer.browser.pids() if self._life.renderer is not None else []
 
     # rendering
-    async def _load(self, slot: _Slot, html: bytes, timeout_ms: float, base_dir) -> None:
-        await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
-        origin = f"http://r{next(self._counter)}.{ORIGIN_DOMAIN}"
-        slot.target.reset(origin, html, str(base_dir) if base_dir is not None else None)
-        slot.console = []
-        # wait for our document to commit, not for goto: goto also waits on navigations the page starts while
-        # loading, and those we refuse (204) may leave it hanging; the load event is awaited in the capture script
-        url = origin + "/index.html"
-        committed = slot.expect(url)
-        nav = asyncio.ensure_future(slot.page.goto(url, wait_until="commit", timeout=timeout_ms))
-        nav.add_done_callback(_consume)
-        done, _ = await asyncio.wait({nav, committed}, return_when=asyncio.FIRST_COMPLETED)
-        if committed not in done:
-            committed.cancel()
-            nav.result()
-
-    async def _attempt(self, slot, html, full_page, timeout_ms, base_dir) -> Rendered:
-        await self._load(slot, html, timeout_ms, base_dir)
-        result = await capture(
-            slot.page, full_page=full_page, max_height=self.max_height, timeout_ms=timeout_ms, console=slot.console
+    def _job(self, html, width, height, full_page, timeout_ms, base_dir, files, entry) -> Job | Rendered:
+        return make_job(
+            html,
+            width=width,
+            height=height,
+            full_page=full_page,
+            timeout_ms=timeout_ms or self.timeout_ms,
+            base_dir=base_dir,
+            files=files,
+            entry=entry,
         )
-        slot.renders += 1
-        if slot.renders >= self.recycle_after:
-            await self._discard(slot)
-        elif slot.renders % HEAP_CHECK_EVERY == 0:
-            heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
-            if heap > HEAP_LIMIT:
-                await self._discard(slot)
-        return result
 
-    async def _render_one(self, html, width, height, full_page, timeout_ms, base_dir) -> Rendered:
-        if isinstance(html, bytes):
-            html = html.decode("utf-8", errors="replace")
-        if not isinstance(html, str) or not html.strip():
-            self._stats["failures"] += 1
-            return Rendered.failure(FailureKind.EMPTY, f"empty: the HTML is empty or whitespace only ({html[:20]!r})")
-        data = html.encode("utf-8", errors="replace")
-        if len(data) > MAX_HTML_BYTES:
-            self._stats["failures"] += 1
-            return Rendered.failure(
-                FailureKind.TOO_LARGE,
-                f"too_large: the HTML is {len(data)} bytes, over the {MAX_HTML_BYTES} byte limit",
-            )
-        timeout_ms = timeout_ms or self.timeout_ms
-        await self.start()
-        result = None
-        for attempt in range(2):
-            slot = await self._free.get()
-            t0 = time.perf_counter()
-            gen = self._generation
+    async def _render_one(self, job: Job | Rendered) -> Rendered:
+        if isinstance(job, Job):
             try:
-                await self._ready(slot, width, height)
-                gen = slot.generation
-                result = await asyncio.wait_for(
-                    self._attempt(slot, data, full_page, timeout_ms, base_dir), timeout_ms / 1000 + MARGIN_S
-                )
-                break
-            except Exception as exc:
-                elapsed = (time.perf_counter() - t0) * 1000
-                result = await self._failed(slot, gen, exc, timeout_ms, elapsed)
-                if result is None and attempt == 0:
-                    continue  # the browser died under this render: relaunched, retry once
-                result = result or Rendered.failure(
-                    FailureKind.BROWSER, f"crashed: Chromium died twice while rendering ({exc})", elapsed
-                )
-                break
-            finally:
-                self._free.put_nowait(slot)
-        elapsed = (time.perf_counter() - t0) * 1000
-        self._stats["renders"] += 1
-        if not result.ok:
-            self._stats["failures"] += 1
-        return dataclasses.replace(result, elapsed_ms=elapsed)
+                return await (await self._life.started()).render(job)
+            except BrowserUnavailable as exc:
+                job = Rendered.unavailable(exc)
+        self._stats["failures"] += 1
+        return job
 
-    async def _failed(self, slot: _Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
-        """Classify a failed render and repair the slot; None means "the browser died: retry"."""
-        from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-        if gen != self._generation or self._browser is None or not self._browser.is_connected():
-            if gen == self._generation:
-                await self._relaunch(gen)
-            return None
-        if slot.crashed:
-            self._stats["crashes"] += 1
-            await self._discard(slot)
-            return Rendered.failure(
-                FailureKind.PAGE_CRASH, "crashed: the page's renderer process crashed (out of memory?)", elapsed
-            )
-        await self._discard(slot)
-        if isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeout)):
-            self._stats["timeouts"] += 1
-            return Rendered.failure(
-                FailureKind.TIMEOUT, f"timeout: the page did not finish rendering within {timeout_ms:.0f} ms", elapsed
-            )
-        logger.debug("render failed", exc_info=exc)
-        return Rendered.failure(
-            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}", elapsed
-        )
-
-    @_on_home_loop
     async def render(
         self,
-        html: str,
+        html: str | bytes | None = None,
         *,
-        width: int = 1280,
-        height: int = 720,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
         full_page: bool = True,
-        timeout_ms=None,
-        base_dir=None,
+        timeout_ms: float | None = None,
+        base_dir: str | os.PathLike | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        entry: str = DEFAULT_ENTRY,
     ) -> Rendered:
         """Render one HTML document. Never raises for a bad page: failures are ``Rendered(ok=False, error=...)``.
 
+        The document is served at ``/<entry>`` of a fresh origin of its own, with its site (``files``, then
+        ``base_dir``) beside it: relative URLs, ``fetch('data.json')`` and stylesheets or scripts of the site
+        work. It is the one document of the render: navigations to other pages are refused.
+
         Args:
-            html: the document.
+            html: the document; None: the site's ``entry`` file (no site either, or anything that is not str/bytes,
+                fails with ``FailureKind.EMPTY``).
             width: viewport width in px.
             height: viewport height in px (the minimum screenshot height when ``full_page``).
             full_page: screenshot the whole document (capped at ``max_height``) instead of the viewport.
             timeout_ms: deadline for this render (default: the pool's ``timeout_ms``).
             base_dir: folder whose files the page may load by relative URL (e.g. Design2Code's ``rick.jpg``).
+            files: the site in memory, path relative to the site root -> contents (``{"app.js": "...",
+                "data.json": b"..."}``), served before ``base_dir``'s files, with MIME types by extension. No URL
+                reaches outside the site (``../``, ``%2e%2e/``, absolute paths name nothing there).
+            entry: the document's path in the site.
 
         Returns:
-            The ``Rendered`` result; ``elapsed_ms`` excludes time spent waiting for a free page.
-        """
-        return await self._render_one(html, width, height, full_page, timeout_ms, base_dir)
+            The ``Rendered`` result; ``elapsed_ms`` excludes time spent waiting for a free page. Failures are typed
+            (``Rendered.kind``); a browser that would not start, died twice in this render, or a closed pool give
+            ``FailureKind.BROWSER``.
 
-    @_on_home_loop
+        Raises:
+            TypeError, ValueError: ``files`` is not a mapping of site paths to str/bytes, or ``entry`` or a key of
+                it is not a path inside the site (the caller's mistake, not the page's).
+        """
+        job = self._job(html, width, height, full_page, timeout_ms, base_dir, files, entry)
+        try:
+            return await self.run_on_loop(self._render_one, job)
+        except BrowserUnavailable as exc:
+            return Rendered.unavailable(exc)
+
     async def render_many(
         self,
-        htmls,
+        htmls: Iterable[str | bytes | None] | None = None,
         *,
-        width: int = 1280,
-        height: int = 720,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
         full_page: bool = True,
-        timeout_ms=None,
-        base_dirs=None,
+        timeout_ms: float | None = None,
+        base_dirs: Sequence[str | os.PathLike | None] | None = None,
+        files: Sequence[Mapping[str, str | bytes] | None] | None = None,
+        entry: str = DEFAULT_ENTRY,
         progress: bool = False,
     ) -> list[Rendered]:
         """Render many documents concurrently (identical inputs once; the copies have ``cached=True``).
 
         Args:
-            htmls: the documents.
-            width, height, full_page, timeout_ms: as in ``render``.
+            htmls: the documents (None entries: their site's ``entry``; None: one per site of ``files``).
+            width, height, full_page, timeout_ms, entry: as in ``render``.
             base_dirs: one ``base_dir`` per document (or None).
+            files: one ``files`` mapping per document (or None), like ``base_dirs``.
             progress: show a tqdm bar on stderr.
 
         Returns:
             One ``Rendered`` per document, in input order.
-        """
-        htmls = list(htmls)
-        base_dirs = [None] * len(htmls) if base_dirs is None else list(base_dirs)
-        if len(base_dirs) != len(htmls):
-            raise ValueError(
-                f"base_dirs has {len(base_dirs)} entries for {len(htmls)} documents; pass one per document"
-            )
-        first: dict = {}
-        owner = [
-            first.setdefault((h, None if b is None else str(b)), i) for i, (h, b) in enumerate(zip(htmls, base_dirs))
-        ]
-        unique = sorted(set(owner))
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(unique), desc="render", unit="page")
-
-        async def one(i: int) -> Rendered:
-            r = await self._render_one(htmls[i], width, height, full_page, timeout_ms, base_dirs[i])
-            if bar is not None:
-                bar.update(1)
-            return r
-
-        try:
-            done = dict(zip(unique, await asyncio.gather(*(one(i) for i in unique))))
-        finally:
-            if bar is not None:
-                bar.close()
-        self._stats["dedup_hits"] += len(htmls) - len(unique)
-        return [done[o] if o == i else dataclasses.replace(done[o], cached=True) for i, o in enumerate(owner)]
-
-    @contextlib.asynccontextmanager
-    async def open_page(self, html: str, *, width: int = 1280, height: int = 720, timeout_ms=None, base_dir=None):
-        """A live hermetic page loaded with ``html`` (for agents that click, type and evaluate), as a context manager.
-
-        Same network and containment rules as ``render``; the slot is reused or replaced afterwards. Must be used
-        on the pool's home event loop (the Page object belongs to it).
 
         Raises:
+            ValueError: ``base_dirs`` or ``files`` has not one entry per document; or as in ``render``.
+        """
+        htmls, base_dirs, files = per_document(htmls, base_dirs=base_dirs, files=files)
+        jobs = [
+            self._job(h, width, height, full_page, timeout_ms, b, f, entry) for h, b, f in zip(htmls, base_dirs, files)
+        ]
+        try:
+            results = await self.run_on_loop(
+                run_batch,
+                [dedup_key(i, job) for i, job in enumerate(jobs)],
+                lambda i: self._render_one(jobs[i]),
+                progress=progress,
+            )
+        except BrowserUnavailable as exc:
+            return [Rendered.unavailable(exc) for _ in htmls]
+        self._stats["dedup_hits"] += sum(r.cached for r in results)
+        return results
+
+    @contextlib.asynccontextmanager
+    async def open_page(
+        self,
+        html: str | bytes | None = None,
+        *,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
+        timeout_ms: float | None = None,
+        base_dir: str | os.PathLike | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        entry: str = DEFAULT_ENTRY,
+    ) -> AsyncIterator:
+        """A live hermetic page loaded with ``html`` (for agents that click, type and evaluate), as a context manager.
+
+        Same network and containment rules as ``render``, except that the page may navigate (a link, a GET form,
+        ``location.href``) to another HTML document of its site; the slot is reused or replaced afterwards. Must
+        be used on the pool's home event loop (the Page object belongs to it).
+
+        Args:
+            html: the document (None: the site's ``entry`` file).
+            width, height, timeout_ms, base_dir, files, entry: as in ``render`` (``timeout_ms`` bounds loading the
+                page).
+
+        Yields:
+            A Playwright ``Page``, the caller's to drive until the block ends.
+
+        Raises:
+            BrowserUnavailable: Chromium would not start, died twice, or the pool is closed.
             RuntimeError: the page could not be loaded (the message says why), or called from a foreign loop.
         """
-        if self._loop is not None and not self._loop.is_closed() and asyncio.get_running_loop() is not self._loop:
+        if not self._life.home.is_here():
             raise RuntimeError("open_page must run on the pool's own event loop (Playwright pages are loop-bound)")
-        await self.start()
-        timeout_ms = timeout_ms or self.timeout_ms
-        slot = await self._free.get()
-        try:
-            gen = slot.generation
-            try:
-                await self._ready(slot, width, height)
-                gen = slot.generation
-                data = html.encode("utf-8", errors="replace")
-                await asyncio.wait_for(self._load(slot, data, timeout_ms, base_dir), timeout_ms / 1000 + MARGIN_S)
-            except Exception as exc:
-                failed = await self._failed(slot, gen, exc, timeout_ms, 0.0)
-                raise RuntimeError(f"open_page could not load the page: {failed.error if failed else exc}") from exc
-            yield slot.page
-            if slot.page is None or slot.page.is_closed() or slot.crashed:
-                await self._discard(slot)
-        finally:
-            self._free.put_nowait(slot)
+        job = self._job(html, width, height, True, timeout_ms, base_dir, files, entry)
+        if isinstance(job, Rendered):
+            raise RuntimeError(f"open_page could not load the page: {job.error}")
+        renderer = await self._life.run(self._life.started)
+        async with live.lend_page(renderer, job) as page:
+            yield page
+
+    async def discard_page(self, page) -> None:
+        """Give up a live page from ``open_page`` (hung, broken): it is closed now (bounded wait, never raises) and
+        its slot gets a fresh page when the ``open_page`` block ends, instead of handing the stuck page on."""
+        if self._life.renderer is not None:
+            with contextlib.suppress(BrowserUnavailable):
+                await self._life.run(live.discard_page, self._life.renderer, page)
 
     async def snapshot(self, page, *, full_page: bool = True) -> Rendered:
-        """Screenshot + layout of a live page's current state (a page from ``open_page``)."""
-        slot = next((s for s in self._slots if s.page is page), None)
-        t0 = time.perf_counter()
+        """Screenshot + layout of a live page's current state (a page from ``open_page``).
+
+        Args:
+            page: the live page.
+            full_page: as in ``render``.
+
+        Returns:
+            The ``Rendered`` result (failures typed as in ``render``).
+        """
         try:
-            r = await asyncio.wait_for(
-                capture(
-                    page,
-                    full_page=full_page,
-                    max_height=self.max_height,
-                    timeout_ms=self.timeout_ms,
-                    console=slot.console if slot else [],
-                ),
-                self.timeout_ms / 1000 + MARGIN_S,
+            return await self._life.run(
+                live.snapshot,
+                self._life.renderer,
+                page,
+                full_page=full_page,
+                timeout_ms=self.timeout_ms,
+                max_height=self.max_height,
             )
-        except Exception as exc:
-            kind = FailureKind.TIMEOUT if isinstance(exc, asyncio.TimeoutError) else FailureKind.NAVIGATION
-            return Rendered.failure(
-                kind, f"snapshot: {type(exc).__name__}: {str(exc)[:300]}", (time.perf_counter() - t0) * 1000
-            )
-        return dataclasses.replace(r, elapsed_ms=(time.perf_counter() - t0) * 1000)
-
-
-async def _dismiss(dialog) -> None:
-    with contextlib.suppress(Exception):
-        await dialog.dismiss()
-
-
-def _consume(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()  # retrieved: a late goto failure after the document committed is not an error
-
-
-async def _quiet(coro) -> None:
-    with contextlib.suppress(Exception):
-        await coro
+        except BrowserUnavailable as exc:
+            return Rendered.unavailable(exc)

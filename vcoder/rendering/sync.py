@@ -7,33 +7,57 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 
+from vcoder.rendering import defaults
+from vcoder.rendering.jobs import DEFAULT_ENTRY, per_document
 from vcoder.rendering.pool import AsyncBrowserPool
-from vcoder.rendering.types import Rendered
+from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, Rendered
 
 logger = logging.getLogger(__name__)
 
 
 class BrowserPool:
-    """Synchronous ``AsyncBrowserPool`` with the same method names; its loop lives in one background thread.
+    """Synchronous ``AsyncBrowserPool`` with the same method names and signatures; its loop runs in one thread.
 
-    Args:
-        **kwargs: ``AsyncBrowserPool`` options (max_pages, executable_path, assets_dir, timeout_ms, ...).
+    Args: as ``AsyncBrowserPool``'s.
 
     Attributes:
         async_pool: the ``AsyncBrowserPool`` on the background loop; ``await pool.async_pool.render(html)`` works
-            from any event loop (calls are forwarded to the background loop).
+            from any event loop (calls are forwarded to the background loop). Live pages (``open_page``) exist only
+            there: a Playwright page belongs to the loop that made it.
 
     Example:
         >>> with BrowserPool() as pool:  # doctest: +SKIP
         ...     shot = pool.render("<h1>Hi</h1>").image
     """
 
-    def __init__(self, **kwargs):
-        self.async_pool = AsyncBrowserPool(**kwargs)
+    def __init__(
+        self,
+        *,
+        max_pages: int = defaults.MAX_PAGES,
+        executable_path: str | os.PathLike | None = None,
+        assets_dir: str | os.PathLike | None = None,
+        timeout_ms: float = defaults.TIMEOUT_MS,
+        max_height: int = defaults.MAX_HEIGHT,
+        launch_args: Iterable[str] = (),
+        recycle_after: int = defaults.RECYCLE_AFTER,
+    ) -> None:
         self._loop = asyncio.new_event_loop()
-        self.async_pool._loop = self._loop  # home loop fixed before anyone else can adopt the pool
+        try:
+            self.async_pool = AsyncBrowserPool(
+                loop=self._loop,  # home loop fixed before anyone else can adopt the pool
+                max_pages=max_pages,
+                executable_path=executable_path,
+                assets_dir=assets_dir,
+                timeout_ms=timeout_ms,
+                max_height=max_height,
+                launch_args=launch_args,
+                recycle_after=recycle_after,
+            )
+        except BaseException:
+            self._loop.close()  # bad options: nothing was started
+            raise
         self._thread = threading.Thread(target=self._loop.run_forever, name="vcoder-browser-pool", daemon=True)
         self._thread.start()
         self.closed = False
@@ -49,20 +73,71 @@ class BrowserPool:
                 "in async code use AsyncBrowserPool, or `await pool.async_pool.render(...)`"
             )
         if self.closed:
-            raise RuntimeError("this BrowserPool is closed; create a new one (or use get_default_pool())")
+            raise BrowserUnavailable(POOL_CLOSED)
         return asyncio.run_coroutine_threadsafe(make(), self._loop).result(timeout)
 
     def start(self) -> None:
-        """Launch Chromium now (otherwise the first render does)."""
+        """Launch Chromium now (otherwise the first render does); raises ``BrowserUnavailable`` as the async one."""
         self._call(self.async_pool.start)
 
-    def render(self, html: str, **kwargs) -> Rendered:
-        """``AsyncBrowserPool.render``, blocking."""
-        return self._call(lambda: self.async_pool.render(html, **kwargs))
+    def render(
+        self,
+        html: str | bytes | None = None,
+        *,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
+        full_page: bool = True,
+        timeout_ms: float | None = None,
+        base_dir: str | os.PathLike | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        entry: str = DEFAULT_ENTRY,
+    ) -> Rendered:
+        """``AsyncBrowserPool.render``, blocking (the arguments are documented there)."""
+        if self.closed:
+            return Rendered.unavailable(POOL_CLOSED)
+        return self._call(
+            lambda: self.async_pool.render(
+                html,
+                width=width,
+                height=height,
+                full_page=full_page,
+                timeout_ms=timeout_ms,
+                base_dir=base_dir,
+                files=files,
+                entry=entry,
+            )
+        )
 
-    def render_many(self, htmls, **kwargs) -> list[Rendered]:
-        """``AsyncBrowserPool.render_many``, blocking."""
-        return self._call(lambda: self.async_pool.render_many(htmls, **kwargs))
+    def render_many(
+        self,
+        htmls: Iterable[str | bytes | None] | None = None,
+        *,
+        width: int = defaults.WIDTH,
+        height: int = defaults.HEIGHT,
+        full_page: bool = True,
+        timeout_ms: float | None = None,
+        base_dirs: Sequence[str | os.PathLike | None] | None = None,
+        files: Sequence[Mapping[str, str | bytes] | None] | None = None,
+        entry: str = DEFAULT_ENTRY,
+        progress: bool = False,
+    ) -> list[Rendered]:
+        """``AsyncBrowserPool.render_many``, blocking (the arguments are documented there)."""
+        if self.closed:
+            htmls, _, _ = per_document(htmls, base_dirs=base_dirs, files=files)
+            return [Rendered.unavailable(POOL_CLOSED) for _ in htmls]
+        return self._call(
+            lambda: self.async_pool.render_many(
+                htmls,
+                width=width,
+                height=height,
+                full_page=full_page,
+                timeout_ms=timeout_ms,
+                base_dirs=base_dirs,
+                files=files,
+                entry=entry,
+                progress=progress,
+            )
+        )
 
     def stats(self) -> dict:
         """Render counters (see ``AsyncBrowserPool.stats``)."""
@@ -73,7 +148,8 @@ class BrowserPool:
         return self.async_pool.browser_pids()
 
     def close(self) -> None:
-        """Close the browser and stop the background loop (idempotent)."""
+        """Close the browser and stop the background loop, for good (idempotent); later renders fail as
+        ``FailureKind.BROWSER``."""
         if self.closed:
             return
         try:
@@ -96,34 +172,62 @@ _default_pid: int | None = None
 _lock = threading.Lock()
 
 
+_hooked = False
+
+
 def _after_fork() -> None:
     global _lock
     _lock = threading.Lock()  # a lock held by another thread at fork time would never be released in the child
 
 
-os.register_at_fork(after_in_child=_after_fork)
+def _close_default() -> None:
+    if _default is not None and _default_pid == os.getpid():
+        _default.close()
 
 
-def get_default_pool(**kwargs) -> BrowserPool:
+def _hook_process() -> None:
+    """Close the shared pool at exit, renew its lock in a forked child: registered once, with the first pool."""
+    global _hooked
+    if not _hooked:
+        _hooked = True
+        os.register_at_fork(after_in_child=_after_fork)
+        atexit.register(_close_default)
+
+
+def get_default_pool(
+    *,
+    max_pages: int | None = None,
+    executable_path: str | os.PathLike | None = None,
+    assets_dir: str | os.PathLike | None = None,
+    timeout_ms: float | None = None,
+    max_height: int | None = None,
+    launch_args: Iterable[str] | None = None,
+    recycle_after: int | None = None,
+) -> BrowserPool:
     """The process-wide shared ``BrowserPool``: created on first use, re-created after fork, closed at exit.
 
-    Args:
-        **kwargs: ``AsyncBrowserPool`` options, used when the pool is created (ignored, with a warning, after).
+    Args: ``BrowserPool``'s, used when the shared pool is created (None: the pool's default); given again once it
+    exists they are ignored, with a warning.
 
     Returns:
         The shared pool.
     """
     global _default, _default_pid
+    options = {
+        "max_pages": max_pages,
+        "executable_path": executable_path,
+        "assets_dir": assets_dir,
+        "timeout_ms": timeout_ms,
+        "max_height": max_height,
+        "launch_args": launch_args,
+        "recycle_after": recycle_after,
+    }
+    options = {k: v for k, v in options.items() if v is not None}
+    _hook_process()
     with _lock:
         if _default is None or _default.closed or _default_pid != os.getpid():
             # after fork the parent's loop thread and browser are not ours: drop them without closing
-            _default, _default_pid = BrowserPool(**kwargs), os.getpid()
-        elif kwargs:
-            logger.warning("get_default_pool(%s): the shared pool already exists; options ignored", kwargs)
+            _default, _default_pid = BrowserPool(**options), os.getpid()
+        elif options:
+            logger.warning("get_default_pool(%s): the shared pool already exists; options ignored", options)
         return _default
-
-
-@atexit.register
-def _close_default() -> None:
-    if _default is not None and _default_pid == os.getpid():
-        _default.close()

@@ -12,7 +12,26 @@ from functools import cached_property
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 
-__all__ = ["DomNode", "ElementBox", "FailureKind", "Layout", "Rendered", "TextBlock"]
+__all__ = [
+    "POOL_CLOSED",
+    "BrowserUnavailable",
+    "DomNode",
+    "ElementBox",
+    "FailureKind",
+    "Layout",
+    "Rendered",
+    "TextBlock",
+]
+
+
+#: why a closed pool does not render
+POOL_CLOSED = "this pool has been closed; create a new one (or use get_default_pool())"
+
+
+class BrowserUnavailable(RuntimeError):
+    """The pool cannot serve at all (closed, its event loop stopped, or Chromium would not start): not the page's
+    fault. ``render`` returns this as a ``FailureKind.BROWSER`` result; the calls that cannot return a result
+    (``start``, ``open_page``, ``run_on_loop``) raise it."""
 
 
 class FailureKind(str, enum.Enum):
@@ -92,3 +111,8 @@ class Rendered:
     def failure(kind: FailureKind, error: str, elapsed_ms: float = 0.0) -> Rendered:
         """A failed render: ``kind`` for code, ``error`` (the message) for people."""
         return Rendered(ok=False, error=error, kind=FailureKind(kind), elapsed_ms=elapsed_ms)
+
+    @staticmethod
+    def unavailable(why: BrowserUnavailable | str, elapsed_ms: float = 0.0) -> Rendered:
+        """The ``FailureKind.BROWSER`` failure of a pool that cannot serve (``why`` says what happened)."""
+        return Rendered.failure(FailureKind.BROWSER, f"browser: {why}", elapsed_ms)

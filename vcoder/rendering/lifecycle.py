@@ -1,0 +1,112 @@
+"""A pool's lifecycle: its options, its home event loop, the renderer started there on first use, closing for good."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from vcoder.rendering.assets import AssetStore
+from vcoder.rendering.browser import check_executable
+from vcoder.rendering.loop import HomeLoop
+from vcoder.rendering.renderer import Renderer
+from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable
+
+T = TypeVar("T")
+STATS = ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits")
+
+
+@dataclasses.dataclass(frozen=True)
+class PoolOptions:
+    """``AsyncBrowserPool``'s options, validated (the pool's docstring says what each one does)."""
+
+    max_pages: int
+    executable_path: str | os.PathLike | None
+    assets_dir: str | os.PathLike | None
+    timeout_ms: float
+    max_height: int
+    launch_args: tuple[str, ...]
+    recycle_after: int
+
+    def __post_init__(self) -> None:
+        if self.max_pages < 1:
+            raise ValueError(f"max_pages must be >= 1, got {self.max_pages}")
+        if self.timeout_ms <= 0 or self.max_height <= 0 or self.recycle_after < 1:
+            raise ValueError(
+                f"timeout_ms, max_height and recycle_after must be positive, got {self.timeout_ms}, "
+                f"{self.max_height}, {self.recycle_after}"
+            )
+        if self.executable_path is not None:
+            check_executable(self.executable_path)
+
+
+class Lifecycle:
+    """The started state of one pool, on its home loop: the renderer (Chromium and its slots), started once.
+
+    Args:
+        options: the pool's options.
+        loop: the home loop to bind to (see ``HomeLoop``).
+        stats: the pool's counters.
+    """
+
+    def __init__(self, options: PoolOptions, *, loop: asyncio.AbstractEventLoop | None, stats: dict):
+        self.options, self.stats = options, stats
+        self.home = HomeLoop(loop, on_lost=self._forget)
+        self.closed = False
+        self.store: AssetStore | None = None
+        self._forget()
+
+    def _forget(self) -> None:
+        self.renderer: Renderer | None = None
+        self._start_lock: asyncio.Lock | None = None
+
+    async def run(self, fn: Callable[..., Awaitable[T]], /, *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` awaited on the home loop (``BrowserUnavailable`` once closed)."""
+        if self.closed:
+            raise BrowserUnavailable(POOL_CLOSED)
+        return await self.home.run(fn, *args, **kwargs)
+
+    async def started(self) -> Renderer:
+        """The renderer, launched on first use (call on the home loop).
+
+        Raises:
+            BrowserUnavailable: Chromium would not start, or the pool is closed.
+        """
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if self.closed:
+                raise BrowserUnavailable(POOL_CLOSED)
+            if self.renderer is None:
+                o = self.options
+                if self.store is None:
+                    self.store = AssetStore(o.assets_dir)
+                    # parse Tailwind's 2.9 MB stylesheet while Chromium launches (pruned per page, see cssprune.py)
+                    asyncio.get_running_loop().run_in_executor(None, self.store.prewarm)
+                self.renderer = await Renderer.launch(
+                    self.store,
+                    executable_path=o.executable_path,
+                    launch_args=o.launch_args,
+                    max_pages=o.max_pages,
+                    max_height=o.max_height,
+                    recycle_after=o.recycle_after,
+                    stats=self.stats,
+                )
+            return self.renderer
+
+    async def close(self) -> None:
+        """Close for good (idempotent); renders waiting or in flight end with ``FailureKind.BROWSER``."""
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(BrowserUnavailable):  # a home loop that is gone took the browser with it
+            await self.home.run(self._close)
+
+    async def _close(self) -> None:
+        renderer = self.renderer
+        self._forget()
+        if renderer is not None:
+            await renderer.close()

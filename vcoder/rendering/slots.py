@@ -1,0 +1,154 @@
+"""Page slots: each a reusable hermetic page in its own browser context, handed out one render at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+
+from vcoder.rendering import defaults
+from vcoder.rendering.assets import AssetStore
+from vcoder.rendering.browser import CLOSE_TIMEOUT_MS, Browser
+from vcoder.rendering.capture import INIT_JS
+from vcoder.rendering.network import HermeticRouter, RenderTarget, close_websocket
+
+logger = logging.getLogger(__name__)
+
+CONTEXT_OPTIONS = {
+    "viewport": {"width": defaults.WIDTH, "height": defaults.HEIGHT},
+    "device_scale_factor": 1,
+    "reduced_motion": "reduce",
+    "color_scheme": "light",
+    "locale": "en-US",
+    "timezone_id": "UTC",
+    "service_workers": "block",
+    "accept_downloads": False,
+}
+
+
+class Slot:
+    """One reusable page with its own browser context, route handler and per-render state."""
+
+    def __init__(self, index: int):
+        self.index = index
+        self.target = RenderTarget()
+        self.context = None
+        self.page = None
+        self.generation = -1
+        self.renders = 0
+        self.crashed = False
+        self.discarded = False  # given up by the caller of a live page (discard_page)
+        self.viewport: tuple[int, int] | None = None
+        self.console: list[str] = []
+        self._expected: tuple[str, asyncio.Future] | None = None
+
+    def expect(self, url: str) -> asyncio.Future:
+        """A future resolved when the main frame commits ``url``."""
+        fut = asyncio.get_running_loop().create_future()
+        self._expected = (url, fut)
+        return fut
+
+    def on_navigated(self, frame) -> None:
+        if frame.parent_frame is None and self._expected and frame.url == self._expected[0]:
+            if not self._expected[1].done():
+                self._expected[1].set_result(True)
+
+
+class Slots:
+    """The pool's page slots: opened, resized, replaced when hung, crashed or worn, and queued when free.
+
+    Args:
+        browser: the running browser.
+        store: the asset cache the slots' routers serve CDN files from.
+        count: number of slots.
+        stats: the pool's counters (``page_replacements`` is counted here).
+    """
+
+    def __init__(self, browser: Browser, store: AssetStore, count: int, stats: dict):
+        self.browser, self.store, self.stats = browser, store, stats
+        self.all = [Slot(i) for i in range(count)]
+        self.closed = False
+        self._free: asyncio.Queue[Slot | None] = asyncio.Queue()
+
+    async def open_all(self) -> None:
+        for slot in self.all:
+            await self.open(slot)
+            self._free.put_nowait(slot)
+
+    async def acquire(self) -> Slot | None:
+        """The next free slot (waits for one); None once the slots are closed."""
+        slot = None if self.closed else await self._free.get()
+        if slot is None or self.closed:
+            self._free.put_nowait(None)  # wake the next waiter too
+            return None
+        return slot
+
+    def release(self, slot: Slot) -> None:
+        self._free.put_nowait(slot)
+
+    def close(self) -> None:
+        """Refuse further slots: waiting and later ``acquire`` calls get None."""
+        self.closed = True
+        self._free.put_nowait(None)
+
+    def find(self, page) -> Slot | None:
+        """The slot that holds ``page``."""
+        return next((s for s in self.all if s.page is page), None)
+
+    async def open(self, slot: Slot) -> None:
+        """Give ``slot`` a fresh context and page on the current browser."""
+        slot.page = None
+        ctx = await self.browser.new_context(**CONTEXT_OPTIONS)
+        slot.context, slot.generation, slot.renders = ctx, self.browser.generation, 0
+        slot.crashed = slot.discarded = False
+        await ctx.add_init_script(INIT_JS)
+        await ctx.route("**/*", HermeticRouter(slot.target, self.store))
+        await ctx.route_web_socket(re.compile(r".*"), close_websocket)
+        ctx.on("page", lambda p: _close_popup(slot, p))
+        page = await ctx.new_page()
+        page.on("dialog", _dismiss)
+        page.on("framenavigated", slot.on_navigated)
+        page.on("crash", lambda _: setattr(slot, "crashed", True))
+        page.on("console", lambda m: m.type == "error" and slot.console.append(m.text[:500]))
+        page.on("pageerror", lambda e: slot.console.append(str(e)[:500]))
+        slot.page, slot.viewport = page, (defaults.WIDTH, defaults.HEIGHT)
+
+    async def ready(self, slot: Slot, width: int, height: int) -> None:
+        """Make ``slot`` usable at ``width`` x ``height``: reopened if its page is gone, crashed (also while idle)
+        or from a dead browser."""
+        if slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed() or slot.crashed:
+            if slot.page is not None:
+                await self.discard(slot)
+            await self.open(slot)
+        if slot.viewport != (width, height):
+            await slot.page.set_viewport_size({"width": width, "height": height})
+            slot.viewport = (width, height)
+
+    async def discard(self, slot: Slot) -> None:
+        """Drop a slot's context (hung, crashed or worn page); a context that will not close relaunches the browser."""
+        ctx, slot.context, slot.page = slot.context, None, None
+        self.stats["page_replacements"] += 1
+        if ctx is None:
+            return
+        try:
+            await asyncio.wait_for(ctx.close(), CLOSE_TIMEOUT_MS / 1000)
+        except Exception as exc:
+            if self.browser.connected and slot.generation == self.browser.generation:
+                logger.warning("a page context would not close (%s); relaunching Chromium", exc)
+                await self.browser.relaunch(slot.generation)
+
+
+def _close_popup(slot: Slot, page) -> None:
+    if slot.page is not None and page is not slot.page:
+        asyncio.ensure_future(_quiet(page.close(run_before_unload=False)))
+
+
+async def _dismiss(dialog) -> None:
+    with contextlib.suppress(Exception):
+        await dialog.dismiss()
+
+
+async def _quiet(coro) -> None:
+    with contextlib.suppress(Exception):
+        await coro
