@@ -107,10 +107,7 @@ def reference_scorer_from_reward(reward: Callable) -> ReferenceScorer:
 async def on_pool_loop(pool: Any, make: Callable[[], Awaitable[Any]]) -> Any:
     """Run ``make()`` on the pool's own event loop (live Playwright pages belong to it), awaited from any loop."""
     await pool.start()
-    home = getattr(pool, "_loop", None)  # TODO(render): a public name for the pool's home loop
-    if home is not None and home is not asyncio.get_running_loop() and home.is_running():
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(make(), home))
-    return await make()
+    return await pool.run_on_loop(make)
 
 
 async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOptions) -> Rendered:
