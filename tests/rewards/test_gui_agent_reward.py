@@ -24,7 +24,7 @@ def fenced(html: str) -> str:
 def test_factory_keeps_name_async_and_pickles():
     from trl.trainer.utils import is_async_callable
 
-    reward = make_gui_agent_reward(step_limit=5, timeout_ms=8000)
+    reward = make_gui_agent_reward(gui_step_limit=5, gui_timeout_ms=8000)
     assert reward.__name__ == "gui_agent_reward" and gui_agent_reward.__name__ == "gui_agent_reward"
     assert is_async_callable(reward) and inspect.iscoroutinefunction(gui_agent_reward)
     clone = pickle.loads(pickle.dumps(reward))
@@ -36,18 +36,24 @@ def test_registry_builds_it_with_shared_parameters():
 
     (reward,) = build_rewards(["gui_agent"], render_timeout_ms=9000, clip_model="ViT-B-32", gui_step_limit=7)
     assert reward.__name__ == "gui_agent_reward"
-    settings = reward.keywords["gui_settings"]
-    assert (settings.step_limit, settings.load_timeout_ms) == (7, 9000)
-    with pytest.raises(TypeError, match="step_limt"):
-        make_gui_agent_reward(step_limt=3)
+    settings = reward.keywords["settings"]
+    assert (settings.gui_step_limit, settings.render_timeout_ms) == (7, 9000)
+    with pytest.raises(TypeError, match="'gui_step_limt' \\(did you mean 'gui_step_limit'\\?\\)"):
+        make_gui_agent_reward(gui_step_limt=3)
 
 
 @pytest.mark.parametrize(
     "bad",
-    [{"step_limit": 0}, {"timeout_ms": -1}, {"timeout_ms": 1000, "action_timeout_ms": 2000}, {"step_limit": 1.5}],
+    [
+        {"gui_step_limit": 0},
+        {"gui_timeout_ms": -1},
+        {"gui_timeout_ms": 1000, "gui_action_timeout_ms": 2000},
+        {"gui_step_limit": 1.5},
+        {"gui_base_url": "http://127.0.0.1:9"},
+    ],
 )
 def test_factory_rejects_bad_limits(bad):
-    with pytest.raises(ValueError, match="gui_agent_reward"):
+    with pytest.raises(ValueError, match=next(iter(bad))):
         make_gui_agent_reward(**bad)
 
 
