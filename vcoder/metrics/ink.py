@@ -103,7 +103,10 @@ def visible_ink_box(image: np.ndarray, bbox, n_chars: int, size: float) -> tuple
     if box is None:
         return None
     x0, y0, x1, y1 = box
-    return _ink_box(ink_mask(image[y0:y1, x0:x1]), x0, y0, n_chars, size)
+    # one column of context each side, so an edge on the box's border is seen from both of its pixels
+    left, right = max(x0 - 1, 0), min(x1 + 1, image.shape[1])
+    ink = ink_mask(image[y0:y1, left:right])[:, x0 - left : x0 - left + (x1 - x0)]
+    return _ink_box(ink, x0, y0, n_chars, size)
 
 
 def _ink_box(ink: np.ndarray, x0: int, y0: int, n_chars: int, size: float):
