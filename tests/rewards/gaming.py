@@ -353,20 +353,23 @@ def score_table(rewards: dict, shapes=tuple(REFERENCES)) -> dict[str, dict[str, 
         rendered = pool.render(reference, full_page=True)
         assert rendered.ok, rendered.error
         pages.update(render_variants(shape, rendered.layout, rendered.image))
-        names, completions = list(pages), list(pages.values())
-        n = len(completions)
-
-        async def run_all():
-            jobs = []
-            for name, func in rewards.items():
-                columns = {"image": [rendered.pil()] * n} if name.endswith("@img") else {"html": [reference] * n}
-                jobs.append(func(completions=completions, prompts=[""] * n, **columns))
-            return await asyncio.gather(*jobs)
-
-        for reward, values in zip(rewards, asyncio.run(run_all())):
-            for page, value in zip(names, values):
+        names = list(pages)
+        values = asyncio.run(_score_pages(rewards, list(pages.values()), reference, rendered.pil()))
+        for reward, scores in zip(rewards, values):
+            for page, value in zip(names, scores):
                 table.setdefault(f"{shape}/{page}", {})[reward] = value
     return table
+
+
+async def _score_pages(rewards: dict, completions: list[str], reference: str, screenshot) -> list:
+    import asyncio
+
+    n = len(completions)
+    jobs = []
+    for name, func in rewards.items():
+        columns = {"image": [screenshot] * n} if name.endswith("@img") else {"html": [reference] * n}
+        jobs.append(func(completions=completions, prompts=[""] * n, **columns))
+    return await asyncio.gather(*jobs)
 
 
 def format_table(table: dict[str, dict[str, float | None]]) -> str:
