@@ -112,3 +112,62 @@ def test_browser_that_cannot_start_gives_none(monkeypatch, tmp_path):
     finally:
         dead.close()
     assert out == [None, 0.0]
+
+
+PAGE = """<!DOCTYPE html><html><body><h1>Counter</h1>
+<button id="inc" onclick="this.textContent = 'Clicked ' + (++window.n)">Click me</button>
+<script>window.n = 0;</script></body></html>"""
+SPOKEN = {"task": "Click the button", "expected_result": "Its label changes to 'Clicked 1'"}
+SCRIPTED = {
+    "task": "Click it",
+    "steps": [{"action": "click", "target": "#inc"}],
+    "expect": [{"target": "#inc", "text": "Clicked 1"}],
+}
+
+
+def _vlm_reward(base_url: str, **limits):
+    return make_gui_agent_reward(gui_base_url=base_url, gui_model="scripted", **{"gui_timeout_ms": 15000, **limits})
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_natural_language_cases_are_run_by_the_vlm_policy_when_an_endpoint_is_set():
+    from tests.servers import ScriptedServer
+
+    replies = ['Thought: press it.\n{"action": "click", "element": "[1]"}', "ANSWER; YES - it says Clicked 1"]
+    with ScriptedServer(replies) as server:
+        out = asyncio.run(_vlm_reward(server.base_url)([fenced(PAGE)], test_cases=[[SPOKEN]]))
+    assert out == [1.0]
+    assert server.chat_hits == 2
+    assert '"Clicked 1"' in server.bodies[1]["messages"][1]["content"][1]["text"]  # the click really happened
+    # without an endpoint the same case cannot be graded
+    assert asyncio.run(make_gui_agent_reward()([fenced(PAGE)], test_cases=[[SPOKEN]])) == [None]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_mixed_cases_average_the_scripted_and_the_vlm_verdicts():
+    from tests.servers import ScriptedServer
+
+    with ScriptedServer('{"action": "answer", "verdict": "no"}') as server:
+        out = asyncio.run(_vlm_reward(server.base_url)([fenced(PAGE)], test_cases=[[SCRIPTED, SPOKEN]]))
+    assert out == [0.5]  # the scripted case passes, the VLM answers NO
+    assert server.chat_hits == 1
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_failing_agent_endpoint_gives_none_not_zero():
+    from tests.servers import ScriptedServer, dead_port
+
+    dead = asyncio.run(_vlm_reward(f"http://127.0.0.1:{dead_port()}")([fenced(PAGE)], test_cases=[[SPOKEN]]))
+    assert dead == [None]
+    with ScriptedServer('{"action": "wait"}', statuses=(500,)) as server:
+        broken = asyncio.run(_vlm_reward(server.base_url)([fenced(PAGE)], test_cases=[[SCRIPTED, SPOKEN]]))
+    assert broken == [None]
+    with ScriptedServer('{"action": "wait"}', delay_s=6.0) as server:
+        slow = _vlm_reward(server.base_url, gui_timeout_ms=3000, gui_action_timeout_ms=1000)
+        assert asyncio.run(slow([fenced(PAGE)], test_cases=[[SPOKEN]])) == [None]

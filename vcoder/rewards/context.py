@@ -118,6 +118,11 @@ class RewardContext:
         self._pool = None
         self.counters = {"renders": 0, "render_failures": 0, "cache_hits": 0, "render_ms": 0.0}
 
+    def use_pool(self, pool: Any) -> None:
+        """Render on ``pool`` (a ``BrowserPool``, e.g. one with more pages) instead of the process's default pool;
+        None goes back to the default."""
+        self._pool = pool
+
     def new_step(self, trainer_state: Any) -> None:
         """Drop completion renders when the trainer moved to another step (they will not be seen again)."""
         step = getattr(trainer_state, "global_step", None)
