@@ -40,6 +40,12 @@ class MergedBlock:
         return self.box[0] + self.box[2] / 2.0, self.box[1] + self.box[3] / 2.0
 
 
+def _channel_distance(pixels: np.ndarray, color: np.ndarray) -> np.ndarray:
+    """Largest channel difference of (N, 3) pixels from a colour (elementwise: much faster than max(axis=1))."""
+    d = np.abs(pixels - color)
+    return np.maximum(np.maximum(d[:, 0], d[:, 1]), d[:, 2])
+
+
 def text_color(image: np.ndarray, bbox, background, fallback, *, tolerance: int = 32) -> tuple[float, float, float]:
     """Mean RGB of a block's text pixels in a screenshot.
 
@@ -66,12 +72,12 @@ def text_color(image: np.ndarray, bbox, background, fallback, *, tolerance: int 
     if x1 <= x0 or y1 <= y0:
         return tuple(float(c) for c in fallback)
     patch = image[y0:y1, x0:x1].reshape(-1, 3).astype(np.int32)
-    dist = np.abs(patch - np.asarray(background, dtype=np.int32)).max(axis=1)
+    dist = _channel_distance(patch, np.asarray(background, dtype=np.int32))
     if (dist > tolerance).mean() > 0.7:
         packed = (patch[:, 0] << 16) | (patch[:, 1] << 8) | patch[:, 2]
         values, counts = np.unique(packed, return_counts=True)
         mode = int(values[np.argmax(counts)])
-        dist = np.abs(patch - np.array([mode >> 16, (mode >> 8) & 255, mode & 255])).max(axis=1)
+        dist = _channel_distance(patch, np.array([mode >> 16, (mode >> 8) & 255, mode & 255]))
     peak = dist.max()
     if peak <= tolerance:
         return tuple(float(c) for c in fallback)
