@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rewards.gaming import HONEST_NAMES, format_table, score_table
+from tests.rewards.gaming import HONEST_NAMES, REFERENCES, render_variants, variants
 from vcoder.rewards import build_reward
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -23,6 +23,49 @@ PARAMS = {"clip_tiny": True, "render_timeout_ms": 15000}
 CONTENT = ["block", "text", "position", "color", "ssim", "visual", "dom", "clip"]
 IMAGE_ONLY = ["ssim@img", "visual@img", "clip@img"]
 FORM = ["format", "validity"]
+
+
+def score_table(rewards: dict, shapes=tuple(REFERENCES)) -> dict[str, dict[str, float | None]]:
+    """``{"shape/page": {reward: score}}`` for every page of every shape; rewards named ``"x@img"`` are given the
+    reference's screenshot only, the others its HTML. ``rewards`` maps names to built reward callables."""
+    import asyncio
+
+    from vcoder.rendering import get_default_pool
+
+    pool = get_default_pool()
+    table: dict[str, dict[str, float | None]] = {}
+    for shape in shapes:
+        pages = variants(shape)
+        reference = pages.pop("reference")
+        rendered = pool.render(reference, full_page=True)
+        assert rendered.ok, rendered.error
+        pages.update(render_variants(shape, rendered.layout, rendered.image))
+        names = list(pages)
+        values = asyncio.run(_score_pages(rewards, list(pages.values()), reference, rendered.pil()))
+        for reward, scores in zip(rewards, values):
+            for page, value in zip(names, scores):
+                table.setdefault(f"{shape}/{page}", {})[reward] = value
+    return table
+
+
+async def _score_pages(rewards: dict, completions: list[str], reference: str, screenshot) -> list:
+    import asyncio
+
+    n = len(completions)
+    jobs = []
+    for name, func in rewards.items():
+        columns = {"image": [screenshot] * n} if name.endswith("@img") else {"html": [reference] * n}
+        jobs.append(func(completions=completions, prompts=[""] * n, **columns))
+    return await asyncio.gather(*jobs)
+
+
+def format_table(table: dict[str, dict[str, float | None]]) -> str:
+    columns = list(next(iter(table.values())))
+    lines = ["page".ljust(22) + "".join(c.rjust(11) for c in columns)]
+    for page, row in table.items():
+        cells = ("None" if row[c] is None else f"{row[c]:.3f}" for c in columns)
+        lines.append(page.ljust(22) + "".join(cell.rjust(11) for cell in cells))
+    return "\n".join(lines)
 
 
 @pytest.fixture(scope="module")
