@@ -28,7 +28,7 @@ REF = to_html(make_page(21, n_blocks=3))
 RENDERING = ["ssim", "block", "text", "position", "color", "visual", "dom"]
 PARAMS = {"render_timeout_ms": 20000}
 HANG = "<html><body><p>never done</p><script>while (true) {}</script></body></html>"
-BUSY = "<html><body><p>busy {n}</p><script>const t = Date.now(); while (Date.now() - t < 6000) {{}}</script></body></html>"
+BUSY = "<html><body><p>busy {n}</p><script>const t = Date.now(); while (Date.now() - t < 15000) {{}}</script></body></html>"
 
 
 def fenced(html: str) -> str:
@@ -111,25 +111,34 @@ def test_real_page_faults_score_zero():
         assert out == [0.0, 0.0, 0.0], (name, out)
 
 
-def _kill_browser_twice(pool, done: threading.Event, pause_s: float = 1.5) -> list[int]:
-    """Kill the pool's browser process tree, wait for the relaunch, kill it again (pids of the killed browsers)."""
-    killed = []
-    for _ in range(2):
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not done.is_set():
-            pids = pool.browser_pids()
-            if pids and pids[0] not in killed:
-                break
+def _kill_browser_twice(pool, done: threading.Event) -> list[int]:
+    """Twice: wait for a browser not killed yet, wait until one of its renderers is busy (the page's script is
+    running: its CPU time grew by 0.3 s), then kill the whole process tree. Returns the killed browsers' pids."""
+    killed: list[int] = []
+    while len(killed) < 2 and not done.is_set():
+        pids = pool.browser_pids()
+        if not pids or pids[0] in killed:
             time.sleep(0.05)
-        else:
-            return killed
-        time.sleep(pause_s)  # the render (or page load) is under way
-        for pid in pids:
+            continue
+        baseline: dict[int, float] = {}
+        while not done.is_set():
             try:
-                psutil.Process(pid).kill()
+                children = psutil.Process(pids[0]).children(recursive=True)
+                busy = False
+                for child in children:
+                    cpu = child.cpu_times().user
+                    busy |= cpu - baseline.setdefault(child.pid, cpu) >= 0.3
             except psutil.NoSuchProcess:
-                pass
-        killed.append(pids[0])
+                break  # died on its own: wait for the next one
+            if busy:
+                for pid in [pids[0], *(c.pid for c in children)]:
+                    try:
+                        psutil.Process(pid).kill()
+                    except psutil.NoSuchProcess:
+                        pass
+                killed.append(pids[0])
+                break
+            time.sleep(0.1)
     return killed
 
 
@@ -141,7 +150,7 @@ def test_chromium_killed_twice_during_a_reward_call_gives_none():
     pool = get_default_pool()
     ctx = get_context()
     ctx.use_pool(pool)
-    block = build_reward("block", render_timeout_ms=30000)
+    block = build_reward("block", render_timeout_ms=60000)
     assert asyncio.run(block(completions=[fenced(REF)], html=[REF])) == [pytest.approx(1.0)]  # reference cached
     done = threading.Event()
     killer = threading.Thread(target=lambda: killed.extend(_kill_browser_twice(pool, done)))
@@ -174,14 +183,14 @@ def test_judge_and_gui_agent_give_none_when_chromium_dies_and_zero_for_a_hung_pa
         endpoint = {"judge_base_url": server.base_url, "judge_model": "scripted"}
         quick = build_reward("screenshot_judge", render_timeout_ms=3000, **endpoint)
         assert asyncio.run(quick(completions=[fenced(HANG)])) == [0.0]
-        judge = build_reward("screenshot_judge", render_timeout_ms=30000, **endpoint)
+        judge = build_reward("screenshot_judge", render_timeout_ms=60000, **endpoint)
 
         for name, call in (
             ("judge", lambda: asyncio.run(judge(completions=[fenced(BUSY.format(n=2))]))),
             (
                 "gui_agent",
                 lambda: asyncio.run(
-                    build_reward("gui_agent", render_timeout_ms=30000)(
+                    build_reward("gui_agent", render_timeout_ms=60000)(
                         completions=[fenced(BUSY.format(n=3))], test_cases=[counter["test_cases"]]
                     )
                 ),
