@@ -248,8 +248,13 @@ def add_reward_flags(parser) -> None:
                 flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=help_text
             )
             continue
-        convert = {"int": int, "float": float}.get(f.type, str)
+        convert = {"int": int, "float": float}.get(f.type, _optional_str if "None" in f.type else str)
         parser.add_argument(flag, dest=f.name, type=convert, default=f.default, help=help_text)
+
+
+def _optional_str(value: str) -> str | None:
+    """A command-line string, where ``none`` / ``null`` (any case) mean None."""
+    return None if value.strip().lower() in ("none", "null") else value
 
 
 def _freeze(value: Any) -> Any:
