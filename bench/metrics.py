@@ -15,8 +15,9 @@ import time
 
 import numpy as np
 
-from vcoder.layout import Layout, TextBlock
-from vcoder.metrics import block_scores, dom_similarity, ssim, validity_score
+from vcoder.layout import ElementBox, Layout, TextBlock
+from vcoder.metrics import block_scores, dom_similarity, ink_profile, ssim, validity_score
+from vcoder.metrics._blocks import prepare_blocks
 
 
 def _pages(n: int, seed: int = 0) -> tuple[Layout, Layout]:
@@ -91,6 +92,10 @@ def main() -> None:
         + "<div><p>x</p><span>y</span></div>" * 2000
         + "</body></html>"
     )
+    ref, _ = _pages(200)
+    ink_layout = Layout(1280, 3000, ref.text_blocks, tuple(ElementBox("div", 2, b.bbox) for b in ref.text_blocks))
+    out["ink_profile_1280x3000_200_blocks"] = _time(lambda: ink_profile(a, ink_layout), args.repeat)
+    out["visible_blocks_1280x3000_200_blocks"] = _time(lambda: prepare_blocks(ink_layout, a), args.repeat)
     out["validity_6k_elements"] = _time(lambda: validity_score(html), args.repeat)
     out["dom_similarity_6k_elements"] = _time(lambda: dom_similarity(html, html.replace("<span>", "<b>")), args.repeat)
     print(json.dumps(out))

@@ -30,8 +30,7 @@ import numpy as np
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from scipy.optimize import linear_sum_assignment
 
-TEXT_TAGS = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "div", "span", "a", "b", "li", "table", "td", "th", "button",
-             "footer", "header", "figcaption"]  # fmt: skip
+TEXT_TAGS = "p h1 h2 h3 h4 h5 h6 div span a b li table td th button footer header figcaption".split()
 
 
 # ---- text blocks from pixels ----------------------------------------------------------------------------------
@@ -278,8 +277,8 @@ def ciede2000(lab1, lab2) -> float:
         hbar = (h1p + h2p) / 2
     else:
         hbar = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
-    t = (1 - 0.17 * np.cos(np.radians(hbar - 30)) + 0.24 * np.cos(np.radians(2 * hbar))
-         + 0.32 * np.cos(np.radians(3 * hbar + 6)) - 0.20 * np.cos(np.radians(4 * hbar - 63)))  # fmt: skip
+    t = 1 - 0.17 * np.cos(np.radians(hbar - 30)) + 0.24 * np.cos(np.radians(2 * hbar))
+    t += 0.32 * np.cos(np.radians(3 * hbar + 6)) - 0.20 * np.cos(np.radians(4 * hbar - 63))
     sl = 1 + 0.015 * (Lbar - 50) ** 2 / np.sqrt(20 + (Lbar - 50) ** 2)
     sc, sh = 1 + 0.045 * Cbar, 1 + 0.015 * Cbar * t
     rt = -2 * np.sqrt(Cbar**7 / (Cbar**7 + 25.0**7)) * np.sin(np.radians(60 * np.exp(-(((hbar - 275) / 25) ** 2))))

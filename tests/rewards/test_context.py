@@ -8,11 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from vcoder.rewards.context import Page, to_rgb_array
+from vcoder.images import to_rgb_array
+from vcoder.rewards.context import Page
 
 
 def test_feature_computed_once_under_concurrency():
-    page = Page(_image=np.zeros((4, 4, 3), np.uint8))
+    page = Page.from_image(np.zeros((4, 4, 3), np.uint8))
     calls = []
     lock = threading.Lock()
 

@@ -51,9 +51,9 @@ def test_shape_range_and_extra_kwargs(rewards, name):
     assert out[0] is not None and out[0] == pytest.approx(out[2]), "string and conversational forms agree"
 
 
-@pytest.mark.parametrize("name", LOCAL)
+@pytest.mark.parametrize("name", [*LOCAL, "gui_agent", "screenshot_judge"])
 def test_picklable_named_async(rewards, name):
-    func = rewards[name]
+    func = rewards.get(name) or build_reward(name, judge_base_url="http://127.0.0.1:9", judge_model="m")
     clone = pickle.loads(pickle.dumps(func))
     assert get_callable_name(func) == f"{name}_reward" == get_callable_name(clone)
     assert func.__name__ == f"{name}_reward"

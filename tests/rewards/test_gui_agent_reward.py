@@ -24,7 +24,7 @@ def fenced(html: str) -> str:
 def test_factory_keeps_name_async_and_pickles():
     from trl.trainer.utils import is_async_callable
 
-    reward = make_gui_agent_reward(step_limit=5, timeout_ms=8000)
+    reward = make_gui_agent_reward(gui_step_limit=5, gui_timeout_ms=8000)
     assert reward.__name__ == "gui_agent_reward" and gui_agent_reward.__name__ == "gui_agent_reward"
     assert is_async_callable(reward) and inspect.iscoroutinefunction(gui_agent_reward)
     clone = pickle.loads(pickle.dumps(reward))
@@ -36,18 +36,24 @@ def test_registry_builds_it_with_shared_parameters():
 
     (reward,) = build_rewards(["gui_agent"], render_timeout_ms=9000, clip_model="ViT-B-32", gui_step_limit=7)
     assert reward.__name__ == "gui_agent_reward"
-    settings = reward.keywords["gui_settings"]
-    assert (settings.step_limit, settings.load_timeout_ms) == (7, 9000)
-    with pytest.raises(TypeError, match="step_limt"):
-        make_gui_agent_reward(step_limt=3)
+    settings = reward.keywords["settings"]
+    assert (settings.gui_step_limit, settings.render_timeout_ms) == (7, 9000)
+    with pytest.raises(TypeError, match="'gui_step_limt' \\(did you mean 'gui_step_limit'\\?\\)"):
+        make_gui_agent_reward(gui_step_limt=3)
 
 
 @pytest.mark.parametrize(
     "bad",
-    [{"step_limit": 0}, {"timeout_ms": -1}, {"timeout_ms": 1000, "action_timeout_ms": 2000}, {"step_limit": 1.5}],
+    [
+        {"gui_step_limit": 0},
+        {"gui_timeout_ms": -1},
+        {"gui_timeout_ms": 1000, "gui_action_timeout_ms": 2000},
+        {"gui_step_limit": 1.5},
+        {"gui_base_url": "http://127.0.0.1:9"},
+    ],
 )
 def test_factory_rejects_bad_limits(bad):
-    with pytest.raises(ValueError, match="gui_agent_reward"):
+    with pytest.raises(ValueError, match=next(iter(bad))):
         make_gui_agent_reward(**bad)
 
 
@@ -106,3 +112,62 @@ def test_browser_that_cannot_start_gives_none(monkeypatch, tmp_path):
     finally:
         dead.close()
     assert out == [None, 0.0]
+
+
+PAGE = """<!DOCTYPE html><html><body><h1>Counter</h1>
+<button id="inc" onclick="this.textContent = 'Clicked ' + (++window.n)">Click me</button>
+<script>window.n = 0;</script></body></html>"""
+SPOKEN = {"task": "Click the button", "expected_result": "Its label changes to 'Clicked 1'"}
+SCRIPTED = {
+    "task": "Click it",
+    "steps": [{"action": "click", "target": "#inc"}],
+    "expect": [{"target": "#inc", "text": "Clicked 1"}],
+}
+
+
+def _vlm_reward(base_url: str, **limits):
+    return make_gui_agent_reward(gui_base_url=base_url, gui_model="scripted", **{"gui_timeout_ms": 15000, **limits})
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_natural_language_cases_are_run_by_the_vlm_policy_when_an_endpoint_is_set():
+    from tests.servers import ScriptedServer
+
+    replies = ['Thought: press it.\n{"action": "click", "element": "[1]"}', "ANSWER; YES - it says Clicked 1"]
+    with ScriptedServer(replies) as server:
+        out = asyncio.run(_vlm_reward(server.base_url)([fenced(PAGE)], test_cases=[[SPOKEN]]))
+    assert out == [1.0]
+    assert server.chat_hits == 2
+    assert '"Clicked 1"' in server.bodies[1]["messages"][1]["content"][1]["text"]  # the click really happened
+    # without an endpoint the same case cannot be graded
+    assert asyncio.run(make_gui_agent_reward()([fenced(PAGE)], test_cases=[[SPOKEN]])) == [None]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_mixed_cases_average_the_scripted_and_the_vlm_verdicts():
+    from tests.servers import ScriptedServer
+
+    with ScriptedServer('{"action": "answer", "verdict": "no"}') as server:
+        out = asyncio.run(_vlm_reward(server.base_url)([fenced(PAGE)], test_cases=[[SCRIPTED, SPOKEN]]))
+    assert out == [0.5]  # the scripted case passes, the VLM answers NO
+    assert server.chat_hits == 1
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_failing_agent_endpoint_gives_none_not_zero():
+    from tests.servers import ScriptedServer, dead_port
+
+    dead = asyncio.run(_vlm_reward(f"http://127.0.0.1:{dead_port()}")([fenced(PAGE)], test_cases=[[SPOKEN]]))
+    assert dead == [None]
+    with ScriptedServer('{"action": "wait"}', statuses=(500,)) as server:
+        broken = asyncio.run(_vlm_reward(server.base_url)([fenced(PAGE)], test_cases=[[SCRIPTED, SPOKEN]]))
+    assert broken == [None]
+    with ScriptedServer('{"action": "wait"}', delay_s=6.0) as server:
+        slow = _vlm_reward(server.base_url, gui_timeout_ms=3000, gui_action_timeout_ms=1000)
+        assert asyncio.run(slow([fenced(PAGE)], test_cases=[[SPOKEN]])) == [None]

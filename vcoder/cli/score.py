@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -25,12 +26,9 @@ def add_parser(sub, name: str) -> None:
         "--rewards", default=DEFAULT_REWARDS, help=f"comma-separated reward names (default: {DEFAULT_REWARDS})"
     )
     p.add_argument("--json", action="store_true", help="print one JSON object (the default output format too)")
-    p.add_argument("--width", type=int, default=1280, help="viewport width (default 1280)")
-    p.add_argument("--height", type=int, default=720, help="viewport height (default 720)")
-    p.add_argument("--timeout-ms", type=int, default=15000, help="render deadline per page (default 15000)")
-    p.add_argument("--clip-model", default="ViT-B-32", help="open_clip model for the clip reward")
-    p.add_argument("--clip-pretrained", default="openai", help="open_clip tag (offline) or local checkpoint path")
-    p.add_argument("--clip-tiny", action="store_true", help="tiny random CLIP (smoke tests only)")
+    from vcoder.rewards.settings import add_reward_flags
+
+    add_reward_flags(p.add_argument_group("reward parameters (vcoder.rewards.RewardSettings)"))
     p.set_defaults(func=run)
 
 
@@ -45,16 +43,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     names = [n.strip() for n in args.rewards.split(",") if n.strip()]
 
-    from vcoder.rewards import build_rewards
+    from vcoder.rewards import RewardSettings, build_rewards
 
-    params = dict(
-        render_width=args.width,
-        render_height=args.height,
-        render_timeout_ms=args.timeout_ms,
-        clip_model=args.clip_model,
-        clip_pretrained=args.clip_pretrained,
-        clip_tiny=args.clip_tiny,
-    )
+    params = {f.name: getattr(args, f.name) for f in dataclasses.fields(RewardSettings)}
     try:
         funcs = build_rewards(names, **params)
     except Exception as exc:  # bad configuration: unknown name, missing CLIP weights, bad parameter

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vcoder.layout import Layout
+from vcoder.metrics.ink import MIN_TEXT_PX, glyph_size, visible_ink_box
 
 __all__ = ["MergedBlock", "prepare_blocks", "text_color"]
 
@@ -39,6 +40,12 @@ class MergedBlock:
         return self.box[0] + self.box[2] / 2.0, self.box[1] + self.box[3] / 2.0
 
 
+def _channel_distance(pixels: np.ndarray, color: np.ndarray) -> np.ndarray:
+    """Largest channel difference of (N, 3) pixels from a colour (elementwise: much faster than max(axis=1))."""
+    d = np.abs(pixels - color)
+    return np.maximum(np.maximum(d[:, 0], d[:, 1]), d[:, 2])
+
+
 def text_color(image: np.ndarray, bbox, background, fallback, *, tolerance: int = 32) -> tuple[float, float, float]:
     """Mean RGB of a block's text pixels in a screenshot.
 
@@ -65,12 +72,12 @@ def text_color(image: np.ndarray, bbox, background, fallback, *, tolerance: int 
     if x1 <= x0 or y1 <= y0:
         return tuple(float(c) for c in fallback)
     patch = image[y0:y1, x0:x1].reshape(-1, 3).astype(np.int32)
-    dist = np.abs(patch - np.asarray(background, dtype=np.int32)).max(axis=1)
+    dist = _channel_distance(patch, np.asarray(background, dtype=np.int32))
     if (dist > tolerance).mean() > 0.7:
         packed = (patch[:, 0] << 16) | (patch[:, 1] << 8) | patch[:, 2]
         values, counts = np.unique(packed, return_counts=True)
         mode = int(values[np.argmax(counts)])
-        dist = np.abs(patch - np.array([mode >> 16, (mode >> 8) & 255, mode & 255])).max(axis=1)
+        dist = _channel_distance(patch, np.array([mode >> 16, (mode >> 8) & 255, mode & 255]))
     peak = dist.max()
     if peak <= tolerance:
         return tuple(float(c) for c in fallback)
@@ -80,12 +87,19 @@ def text_color(image: np.ndarray, bbox, background, fallback, *, tolerance: int 
 
 
 def prepare_blocks(layout: Layout, image: np.ndarray | None = None) -> list[MergedBlock]:
-    """Turn a layout's text blocks into Design2Code blocks.
+    """Turn a layout's text blocks into Design2Code blocks: only the text a person can see counts.
 
-    Empty texts and zero-area boxes (nothing rendered) are dropped; texts are lower-cased with whitespace
-    collapsed; blocks with identical boxes are merged (texts joined with a space in document order, colours
-    averaged pairwise in order, as the reference implementation does); boxes are normalised by the layout's
-    width and height. Colours come from the screenshot when given (``text_color``), else from CSS.
+    Empty texts and zero-area boxes are dropped, and so is text too small to read (glyphs under ``MIN_TEXT_PX``,
+    sized by ``vcoder.metrics.ink.glyph_size``: a 1 px font or a page under ``transform: scale(0.1)``). With the
+    screenshot, a block counts only when its box shows ink (``vcoder.metrics.ink.visible_ink_box``: transparent,
+    background-coloured, near-zero-opacity, clipped, covered or off-page text shows none), its box becomes the tight
+    box of that ink (the official scorer boxes a block by its text pixels) and its colour is measured from the
+    pixels (``text_color``). Without the screenshot only the size rule applies, boxes are the layout's and colours
+    the CSS ones: visibility cannot be judged from the layout alone.
+
+    Texts are lower-cased with whitespace collapsed; blocks with identical boxes are merged (texts joined with a
+    space in document order, colours averaged pairwise in order, as the reference implementation does); boxes are
+    normalised by the layout's width and height.
 
     Args:
         layout: the rendered page's layout.
@@ -97,17 +111,22 @@ def prepare_blocks(layout: Layout, image: np.ndarray | None = None) -> list[Merg
     by_box: dict[tuple[float, ...], list] = {}
     for k, block in enumerate(layout.text_blocks):
         text = _SPACES.sub(" ", block.text).strip().lower()
-        bx, by, bw, bh = (float(v) for v in block.bbox)
-        if not text or bw <= 0 or bh <= 0:
+        box = tuple(float(v) for v in block.bbox)
+        if not text or box[2] <= 0 or box[3] <= 0:
+            continue
+        size = glyph_size(box, len(text), block.font_size)
+        if size < MIN_TEXT_PX:
             continue
         if image is not None:
+            box = visible_ink_box(image, box, len(text), size)
+            if box is None:
+                continue
             color = text_color(image, block.bbox, block.background, block.color)
         else:
             color = tuple(float(c) for c in block.color)
-        key = (bx, by, bw, bh)
-        entry = by_box.get(key)
+        entry = by_box.get(box)
         if entry is None:
-            by_box[key] = [text, color, [k]]
+            by_box[box] = [text, color, [k]]
         else:
             entry[0] = f"{entry[0]} {text}"
             entry[1] = tuple((a + b) / 2.0 for a, b in zip(entry[1], color))

@@ -2,8 +2,10 @@
 
 Definitions follow Si et al. (2024) and their reference implementation (``metrics/visual_score.py``):
 
-1. Blocks: the layout's text blocks, lower-cased, identical boxes merged, boxes normalised by each page's own
-   width and height (``vcoder.metrics._blocks.prepare_blocks``).
+1. Blocks: the layout's text blocks that a person can see, lower-cased, identical boxes merged, boxes normalised by
+   each page's own width and height (``vcoder.metrics._blocks.prepare_blocks``). The official scorer finds blocks by
+   their rendered pixels; here the layout names them and the screenshot decides whether they show (ink in the box,
+   ``vcoder.metrics.ink``), and a block's box is the tight box of its ink, as the official box is of its pixels.
 2. Similarity: ``SequenceMatcher(None, pred_text, ref_text).ratio()``; cost = -similarity; rows are prediction
    blocks, columns reference blocks.
 3. Merging: repeatedly, for each side (prediction first), try merging every pair of list-adjacent blocks; a merge
@@ -18,13 +20,39 @@ Definitions follow Si et al. (2024) and their reference implementation (``metric
    text colours (``skimage.color.rgb2lab`` D65 + ``deltaE_ciede2000``). No block on either side, or no matched
    pair: 0 on all four.
 
-Bounded cost (deliberate deviation, only on large pages): the reference search re-solves the assignment for every
-adjacent pair, every round, and can run for minutes. Here a merge is tried only when the merged text's best
-possible similarity (difflib ``quick_ratio`` bound, then the exact row maximum) beats the worse of the two blocks'
-current matches by more than 0.05 (otherwise it cannot improve the changed matches' mean, barring re-assignments
-elsewhere); at most ``max_merge_evals`` (64) assignment re-solves in the whole search (fewer on big pages: at
-most 4M assignment cells in all, but at least 8), best bound first, and at most ``max_merge_rounds`` (8) rounds. Above 20,000 distinct text pairs, similarity cells come from a top-k candidate
-search (``vcoder.metrics._textsim``). Pages of up to ~140 blocks get the published matrix exactly.
+Deliberate deviations, and why:
+
+- Visibility is judged on the page as rendered. The official scorer re-renders the page with every text-tag element
+  recoloured (``!important``, opacity 1) and every background made transparent, so text that is transparent, the
+  colour of its background, or covered by a coloured box still counts there; here it does not (text a reader cannot
+  see earned full Block-Match, Text and Position and, with half the blocks missing and the rest hidden, a composite
+  above every honest attempt). Text clipped away, off the page, under a near-zero opacity ancestor or too small to
+  read (glyphs under 6 px, e.g. a 1 px font or ``transform: scale(0.05)``) counts in neither. Pages whose text is
+  all visible score the same as before (``tests/eval/test_agreement.py``).
+- Bounded cost (only on large pages): the reference search re-solves the assignment for every adjacent pair, every
+  round, and can run for minutes. Here a merge is tried only when the merged text's best possible similarity
+  (difflib ``quick_ratio`` bound, then the exact row maximum) beats the worse of the two blocks' current matches by
+  more than 0.05 (otherwise it cannot improve the changed matches' mean, barring re-assignments elsewhere); at most
+  ``max_merge_evals`` (64) assignment re-solves in the whole search (fewer on big pages: at most 4M assignment cells
+  in all, but at least 8), best bound first, and at most ``max_merge_rounds`` (8) rounds. Above 20,000 distinct
+  text pairs, similarity cells come from a top-k candidate search (``vcoder.metrics._textsim``). Pages of up to ~140
+  blocks get the published matrix exactly.
+
+Training forms vs the official definitions (the one place this difference is documented). ``BlockMatching.scores``
+gives the published scores; ``vcoder eval design2code`` reports them. Text, Position and Colour there average over
+MATCHED pairs only, so a page that drops the blocks it is unsure of scores higher on them (reported: deleting every
+third block of a flex page raised Position from 0.61 to 0.695), and Block-Match ignores size (a page under
+``scale(0.5)`` keeps 1.0). The rewards (``vcoder.rewards``: block, text, position, color, visual) use
+``BlockMatching.training_scores`` instead. With R the reference's blocks, U the page's unmatched blocks, and for
+each kept pair (p, r) its size agreement ``s = sqrt(min(area_p, area_r) / max(area_p, area_r))``::
+
+    aspect = sum_pairs(area_r * s * q) / (sum_R(area) + sum_U(area))
+
+with q = 1 for Block-Match and the pair's text similarity, position score or colour score for the others. Deleting
+a matched block removes its term from the numerator and nothing from the denominator, so it cannot raise any aspect;
+extra or repeated content enlarges the denominator; text shown at the wrong size reproduces less. On a page whose
+blocks all match at their reference size the training forms equal the official Block-Match and weight the other
+three by reference area instead of counting pairs equally.
 
 References:
     Si, C., Zhang, Y., Yang, Z., Liu, R., Yang, D. "Design2Code: How Far Are We From Automating Front-End
@@ -35,12 +63,12 @@ References:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 
 from vcoder.layout import Layout
 from vcoder.metrics._blocks import MergedBlock, merge_pair, prepare_blocks
+from vcoder.metrics._scores import BlockMatching, BlockPair, BlockScores
 from vcoder.metrics._textsim import TextSimilarity
 
 __all__ = ["BlockScores", "BlockPair", "BlockMatching", "MergedBlock", "block_scores", "match_blocks"]
@@ -49,60 +77,6 @@ _MERGE_GAIN = 0.05
 _KEEP = 0.5
 _BONUS, _WINDOW = 0.1, 1
 _TRIAL_CELLS = 4_000_000
-
-
-@dataclass(frozen=True)
-class BlockScores:
-    """Design2Code block scores of one prediction against one reference, each in [0, 1]."""
-
-    block_match: float
-    text: float
-    position: float
-    color: float
-    n_ref: int
-    n_pred: int
-    n_matched: int
-
-
-@dataclass(frozen=True)
-class BlockPair:
-    """One kept match: indices into ``BlockMatching.pred_blocks`` / ``ref_blocks`` and the per-pair scores."""
-
-    pred: int
-    ref: int
-    text: float
-    position: float
-    color: float
-
-
-@dataclass(frozen=True)
-class BlockMatching:
-    """The matching behind ``BlockScores`` (for reports and debugging): blocks after merging, and kept pairs."""
-
-    ref_blocks: tuple[MergedBlock, ...]
-    pred_blocks: tuple[MergedBlock, ...]
-    pairs: tuple[BlockPair, ...]
-
-    def scores(self) -> BlockScores:
-        """Aggregate the pairs into Design2Code's four block scores."""
-        n_ref, n_pred, n = len(self.ref_blocks), len(self.pred_blocks), len(self.pairs)
-        if n == 0:
-            return BlockScores(0.0, 0.0, 0.0, 0.0, n_ref, n_pred, 0)
-        matched_pred = {p.pred for p in self.pairs}
-        matched_ref = {p.ref for p in self.pairs}
-        matched = sum(self.pred_blocks[p.pred].area + self.ref_blocks[p.ref].area for p in self.pairs)
-        unmatched = sum(b.area for k, b in enumerate(self.pred_blocks) if k not in matched_pred)
-        unmatched += sum(b.area for k, b in enumerate(self.ref_blocks) if k not in matched_ref)
-        total = matched + unmatched
-        return BlockScores(
-            block_match=float(matched / total) if total > 0 else 0.0,
-            text=float(np.mean([p.text for p in self.pairs])),
-            position=float(np.mean([p.position for p in self.pairs])),
-            color=float(np.mean([p.color for p in self.pairs])),
-            n_ref=n_ref,
-            n_pred=n_pred,
-            n_matched=n,
-        )
 
 
 def _validate(layout, image, name: str) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["extract_html", "format_score", "FORMAT_STYLES"]
+__all__ = ["FORMAT_STYLES", "extract_html", "format_score", "strip_think"]
 
 FORMAT_STYLES = ("fenced", "think", "bare", "any")
 

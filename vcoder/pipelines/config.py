@@ -7,8 +7,11 @@ configures a run and command-line flags override it (open-r1's layout). Field na
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
+
+from vcoder.rewards.settings import RewardSettings, reward_fields
 
 DATASET_KINDS = ("synthetic", "websight", "design2code")
 WEBSIGHT_VERSIONS = ("v0.1", "v0.2")
@@ -18,11 +21,14 @@ DEFAULT_GRPO_REWARDS = ["format", "validity", "block", "text", "position", "colo
 
 
 @dataclass
+@reward_fields
 class VCoderScriptArguments:
     """Arguments of vcoder's GRPO and SFT pipelines that TRL's configs do not cover.
 
-    Every field is flat so a recipe stays one flat YAML mapping. Reward parameters carry the prefix of the part they
-    configure (``render_*``, ``clip_*``, ``format_*``) and are handed to ``vcoder.rewards.build_rewards`` unchanged.
+    Every field is flat so a recipe stays one flat YAML mapping. The reward parameters are not declared here: every
+    field of ``vcoder.rewards.RewardSettings`` (``render_*``, ``clip_*``, ``gui_*``, ``judge_*``, ``visual_weights``,
+    ...) is added by ``reward_fields`` with its type, default and help, validated when the arguments are built and
+    handed to ``vcoder.rewards.build_rewards`` unchanged.
     """
 
     dataset: str = field(
@@ -87,20 +93,6 @@ class VCoderScriptArguments:
             "reward_weights, one per name, same order."
         },
     )
-    render_width: int = field(default=1280, metadata={"help": "Reward render viewport width in CSS px."})
-    render_height: int = field(default=720, metadata={"help": "Reward render viewport height in CSS px."})
-    render_timeout_ms: int = field(default=15000, metadata={"help": "Deadline of one reward render, in ms."})
-    render_max_pages: int = field(default=2, metadata={"help": "Concurrent browser pages per process."})
-    clip_model: str = field(default="ViT-B-32", metadata={"help": "open_clip model name for the clip reward."})
-    clip_pretrained: str | None = field(
-        default="openai", metadata={"help": "open_clip pretrained tag or local checkpoint path."}
-    )
-    clip_tiny: bool = field(
-        default=False, metadata={"help": "Tiny random CLIP built offline (tests and CPU smoke runs only)."}
-    )
-    format_style: str = field(
-        default="any", metadata={"help": "Expected output format for the format reward: any, fenced, think, bare."}
-    )
     eval_holdout: bool = field(
         default=False,
         metadata={"help": "After training, generate on the holdout rows and write Design2Code block metrics."},
@@ -138,6 +130,8 @@ class VCoderScriptArguments:
             raise ValueError("reward_funcs is empty; name at least one reward, e.g. ['validity', 'block']")
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ValueError(f"reward_funcs={self.reward_funcs!r} names a reward twice; weight it instead")
+        # reward parameters fail here, before any model or dataset is loaded; the parsed form replaces a CLI string
+        self.visual_weights = RewardSettings.from_params(**self.reward_params()).visual_weights
 
     @property
     def is_local_dataset(self) -> bool:
@@ -145,22 +139,9 @@ class VCoderScriptArguments:
         return self.dataset not in DATASET_KINDS and os.path.exists(self.dataset)
 
     def reward_params(self) -> dict:
-        """The flat reward parameters, as ``vcoder.rewards.build_rewards`` takes them.
-
-        Only the names the installed reward settings know are passed, so a field added here ahead of the reward
-        layer cannot break ``build_rewards``.
-        """
-        names = ("render_width", "render_height", "render_timeout_ms", "render_max_pages")
-        names += ("clip_model", "clip_pretrained", "clip_tiny", "format_style")
-        try:
-            import dataclasses
-
-            from vcoder.rewards.settings import RewardSettings
-
-            known = {f.name for f in dataclasses.fields(RewardSettings)}
-        except ImportError:
-            known = set(names)
-        return {name: getattr(self, name) for name in names if name in known}
+        """The flat reward parameters (every ``RewardSettings`` field), as ``vcoder.rewards.build_rewards`` takes
+        them."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(RewardSettings)}
 
 
 def check_reward_weights(reward_funcs: list[str], reward_weights: list[float] | None) -> None:

@@ -8,7 +8,9 @@ failure) so TRL skips it; never raises on model output.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
+import inspect
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -59,6 +61,28 @@ def clamp01(value: float | None) -> float | None:
 ScoreFn = Callable[[Page | None, Page, RewardSettings], float | None]
 
 
+async def render_completion(completion: Any, settings: RewardSettings, *, name: str) -> Page | float | None:
+    """The rendered page of one completion, or its final score when it cannot be rendered.
+
+    The one place that decides "bad output" vs "could not judge" for rendering rewards: no HTML in the completion,
+    or a page that fails by its own fault (``Rendered.kind``: empty, too large, timeout, page crash, navigation) ->
+    0.0; the browser failing (``FailureKind.BROWSER``) or the rendering machinery raising -> None.
+    """
+    from vcoder.metrics import extract_html
+
+    html = extract_html(completion_text(completion))
+    if not html:
+        return 0.0
+    try:
+        page = await get_context().render(html, settings)
+    except Exception:
+        logger.warning("%s: rendering infrastructure failed", name, exc_info=True)
+        return None
+    if not page.ok:
+        return None if page.rendered.infrastructure else 0.0
+    return page
+
+
 async def score_rendered(
     completions: Sequence[Any],
     settings: RewardSettings,
@@ -90,8 +114,6 @@ async def score_rendered(
     Returns:
         One score in [0, 1] or None per completion.
     """
-    from vcoder.metrics import extract_html
-
     ctx = get_context()
     ctx.new_step(kwargs.get("trainer_state"))
     n = len(completions)
@@ -108,17 +130,8 @@ async def score_rendered(
                 return None
             if ref is None or not ref.ok or (needs_layout and ref.layout is None):
                 return None
-        page_html = extract_html(completion_text(completions[i]))
-        if not page_html:
-            return 0.0
-        try:
-            page = await ctx.render(page_html, settings)
-        except Exception:
-            logger.warning("%s: rendering infrastructure failed", name, exc_info=True)
-            return None
-        if not page.ok:
-            return None if page.rendered.infrastructure else 0.0
-        return ref, page
+        page = await render_completion(completions[i], settings, name=name)
+        return (ref, page) if isinstance(page, Page) else page
 
     async def judge(i: int, pair) -> float | None:
         if not isinstance(pair, tuple):
@@ -146,16 +159,36 @@ async def score_rendered(
     return results
 
 
-def reward_factory(func: Callable, *, check: Callable[[RewardSettings], None] | None = None) -> Callable:
-    """``make_<name>(**params)`` for an async reward: validates flat `RewardSettings` parameters (and runs ``check``
-    on them) at build time, and returns a picklable partial that keeps ``func``'s name and TRL's async detection."""
+def reward_factory(
+    func: Callable,
+    *,
+    check: Callable[[RewardSettings], None] | None = None,
+    bind: Callable[[RewardSettings], dict[str, Any]] | None = None,
+) -> Callable:
+    """``make_<name>(**params)`` for an async reward, the one way every vcoder reward is configured.
+
+    The factory takes the flat ``RewardSettings`` parameters (its signature lists them, so ``help()`` shows them),
+    validates them with a did-you-mean on unknown names, runs ``check(settings)`` (e.g. loads CLIP so missing weights
+    fail now) and ``bind(settings)`` (objects the reward needs, e.g. its judge client, built once), and returns a
+    picklable partial that keeps ``func``'s name and TRL's async detection.
+    """
 
     def make(**params: Any):
         settings = RewardSettings.from_params(**params)
         if check is not None:
             check(settings)
-        return functools.update_wrapper(functools.partial(func, settings=settings), func)
+        extra = bind(settings) if bind is not None else {}
+        return functools.update_wrapper(functools.partial(func, settings=settings, **extra), func)
 
-    make.__name__ = f"make_{func.__name__}"
-    make.__doc__ = f"Build a configured `{func.__name__}` (flat `RewardSettings` parameters); validates at build time."
+    make.__name__ = make.__qualname__ = f"make_{func.__name__}"
+    make.__doc__ = (
+        f"Build a configured ``{func.__name__}`` from flat ``RewardSettings`` parameters (validated now; see "
+        "``vcoder.rewards.RewardSettings`` for each one's meaning)."
+    )
+    make.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+            for f in dataclasses.fields(RewardSettings)
+        ]
+    )
     return make

@@ -31,15 +31,23 @@ class Page:
 
     Attributes:
         rendered: the render (None for an image-only reference).
+        key: the cache key (distinct pages have distinct keys).
+        source: the HTML the page was rendered from ("" for an image-only reference).
         image: HxWx3 uint8 screenshot (decoded lazily for renders).
     """
 
     rendered: Any = None
     key: str = ""
+    source: str = ""
     _image: Any = None
     _memo: dict[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _feature_locks: dict[str, threading.Lock] = field(default_factory=dict)
+
+    @classmethod
+    def from_image(cls, image: Any, key: str = "") -> Page:
+        """A reference known only by its screenshot (any image form ``vcoder.images.to_rgb_array`` reads)."""
+        return cls(key=key, _image=to_rgb_array(image))
 
     @property
     def ok(self) -> bool:
@@ -54,6 +62,16 @@ class Page:
         if self._image is None:
             self._image = self.rendered.image
         return self._image
+
+    def has_feature(self, name: str) -> bool:
+        """Whether ``name`` has been computed for this page."""
+        with self._lock:
+            return name in self._memo
+
+    def put_feature(self, name: str, value: Any) -> Any:
+        """Store a feature computed elsewhere (e.g. in a batch); the first stored value wins and is returned."""
+        with self._lock:
+            return self._memo.setdefault(name, value)
 
     def feature(self, name: str, compute: Callable[[Page], Any]) -> Any:
         """Compute ``compute(self)`` once per page and name, even when several rewards ask at the same time from
@@ -100,6 +118,11 @@ class RewardContext:
         self._pool = None
         self.counters = {"renders": 0, "render_failures": 0, "cache_hits": 0, "render_ms": 0.0}
 
+    def use_pool(self, pool: Any) -> None:
+        """Render on ``pool`` (a ``BrowserPool``, e.g. one with more pages) instead of the process's default pool;
+        None goes back to the default."""
+        self._pool = pool
+
     def new_step(self, trainer_state: Any) -> None:
         """Drop completion renders when the trainer moved to another step (they will not be seen again)."""
         step = getattr(trainer_state, "global_step", None)
@@ -124,7 +147,7 @@ class RewardContext:
         self._inflight[loop_key] = future
         try:
             page = await self._render(html, settings)
-            page.key = key
+            page.key, page.source = key, html
             lru.put(key, page)
             future.set_result(page)
             return page
@@ -158,7 +181,7 @@ class RewardContext:
         key = "img:" + _image_key(image)
         page = self.references.get(key)
         if page is None:
-            page = Page(key=key, _image=to_rgb_array(image))
+            page = Page.from_image(image, key)
             self.references.put(key, page)
         return page
 

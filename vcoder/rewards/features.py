@@ -1,6 +1,8 @@
 """Metric glue for the rewards: each derived feature is computed once per page (or page pair) and memoised.
 
-Everything here runs off the event loop (``asyncio.to_thread``) so renders keep overlapping with scoring.
+Everything here runs off the event loop (``asyncio.to_thread``) so renders keep overlapping with scoring. How the
+training forms differ from the official Design2Code definitions is documented once, in
+``vcoder.metrics.design2code``; the evidence gate and the ink layout in ``vcoder.metrics.ink``.
 """
 
 from __future__ import annotations
@@ -14,10 +16,9 @@ from vcoder.rewards.settings import RewardSettings
 
 # a reference with less visible content than this is treated as blank: nothing to be missing
 _MIN_REFERENCE_CONTENT = 0.002
-
-
 # content is estimated on every 3rd pixel both ways: the same fraction within ~1e-3, 9x less work
 _CONTENT_STRIDE = 3
+BLOCK_COMPONENTS = ("block", "text", "position", "color")
 
 
 def content(page: Page) -> float:
@@ -26,25 +27,48 @@ def content(page: Page) -> float:
     return page.feature("content", lambda p: float(content_fraction(p.image[::_CONTENT_STRIDE, ::_CONTENT_STRIDE])))
 
 
-def blank_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
-    """How much of the reference's visible content the page has, in [0, 1] (1 when gating is off).
+def ink(page: Page, *, backed: bool):
+    """The page's ink profile: a completion's backed by its own layout, a reference's as its image shows it."""
+    from vcoder.metrics import ink_profile
 
-    Whole-image similarities (SSIM, CLIP) score a blank page high against a mostly-white reference; scaling them
-    by this factor makes missing content cost at least as much as misplaced content.
+    layout = page.layout if backed else None
+    return page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout))
+
+
+def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
+    """How much of the reference's visible content the page shows, backed by its own content, in [0, 1].
+
+    The product of the content coverage (``min(1, content_fraction(page) / content_fraction(ref))``: coloured areas
+    and text alike) and the ink evidence (``vcoder.metrics.ink_evidence``: visible text, not a canvas drawing, hidden
+    text or bars). 1 when ``evidence_gate`` is off.
     """
-    if not settings.blank_gate:
+    if not settings.evidence_gate:
         return 1.0
+    from vcoder.metrics import ink_evidence
+
     ref_content = content(ref)
-    if ref_content < _MIN_REFERENCE_CONTENT:
-        return 1.0
-    return min(1.0, content(page) / ref_content)
+    coverage = 1.0 if ref_content < _MIN_REFERENCE_CONTENT else min(1.0, content(page) / ref_content)
+    return coverage * ink_evidence(ink(ref, backed=False), ink(page, backed=True))
+
+
+def ink_score(ref: Page, page: Page, settings: RewardSettings) -> float:
+    from vcoder.metrics import ink_layout_similarity
+
+    return ink_layout_similarity(ink(ref, backed=False), ink(page, backed=True))
 
 
 def ssim_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import ssim
 
     value = ssim(ref.image, page.image, width=settings.ssim_width)
-    return value * blank_gate(ref, page, settings)
+    return value * evidence_gate(ref, page, settings)
+
+
+def dom_score(ref: Page, page: Page, settings: RewardSettings) -> float:
+    from vcoder.metrics import dom_similarity
+
+    value = page.feature(f"dom:{ref.key}", lambda p: dom_similarity(ref.source, p.source))
+    return value * evidence_gate(ref, page, settings)
 
 
 @functools.lru_cache(maxsize=4)
@@ -79,15 +103,13 @@ def clip_embedding(page: Page, settings: RewardSettings):
 def prepare_clip(pages: list[Page], settings: RewardSettings) -> None:
     """Embed every page of a batch that has no embedding yet in ONE batched forward (vs one per page)."""
     key = _clip_key(settings)
-    todo = {id(p): p for p in pages if key not in p._memo}
+    todo = list({id(p): p for p in pages if not p.has_feature(key)}.values())
     if not todo:
         return
-    todo_pages = list(todo.values())
     with _CLIP_LOCK:
-        embeddings = _embedder(settings).embed([p.image for p in todo_pages])
-    for page, emb in zip(todo_pages, embeddings):
-        with page._lock:
-            page._memo.setdefault(key, emb)
+        embeddings = _embedder(settings).embed([p.image for p in todo])
+    for page, emb in zip(todo, embeddings):
+        page.put_feature(key, emb)
 
 
 def uses_clip(settings: RewardSettings, reward: str) -> bool:
@@ -98,22 +120,23 @@ def clip_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import clip_similarity
 
     value = clip_similarity(clip_embedding(ref, settings), clip_embedding(page, settings))
-    return value * blank_gate(ref, page, settings)
+    return value * evidence_gate(ref, page, settings)
 
 
 def block_scores(ref: Page, page: Page) -> Any:
-    """Design2Code Block-Match/Text/Position/Colour of a page against its reference, computed once per pair."""
-    from vcoder.metrics import block_scores as d2c_block_scores
+    """Block/Text/Position/Colour of a page against its reference in their training form (computed once per pair;
+    see ``BlockMatching.training_scores``)."""
+    from vcoder.metrics import match_blocks
 
     def compute(p: Page):
-        return d2c_block_scores(ref.layout, p.layout, ref_image=ref.image, pred_image=p.image)
+        return match_blocks(ref.layout, p.layout, ref_image=ref.image, pred_image=p.image).training_scores()
 
     return page.feature(f"d2c:{ref.key}", compute)
 
 
 def component(name: str, ref: Page, page: Page, settings: RewardSettings) -> float | None:
     """One named visual component in [0, 1] (None when it cannot be judged for this reference)."""
-    if name in ("block", "text", "position", "color"):
+    if name in BLOCK_COMPONENTS:
         if ref.layout is None:
             return None
         scores = block_scores(ref, page)
@@ -122,6 +145,8 @@ def component(name: str, ref: Page, page: Page, settings: RewardSettings) -> flo
         return clip_score(ref, page, settings)
     if name == "ssim":
         return ssim_score(ref, page, settings)
+    if name == "ink":
+        return ink_score(ref, page, settings)
     raise ValueError(f"unknown visual component {name!r}")
 
 

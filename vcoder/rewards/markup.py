@@ -1,7 +1,12 @@
-"""Rewards over the completion's text alone (no render): output format, HTML validity, DOM structure.
+"""Rewards over the completion's markup: output format, HTML validity, DOM structure.
 
 Each reward is ``async name_reward(completions, *, settings=..., **columns) -> list[float | None]`` with scores in
 [0, 1]; ``make_<name>_reward(**params)`` builds a configured, picklable copy that keeps the name TRL logs.
+
+``format`` and ``validity`` judge the form of the output, never its content: a page that hides, deletes or fakes
+content scores what its markup deserves, and no more than an honest page with equally clean markup. ``dom`` compares
+structure, which cannot see CSS either, so it is scaled by the evidence gate (``evidence_gate``, on by default):
+the same tags with the text hidden, shrunk or missing do not score as the real page.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ import asyncio
 import logging
 from typing import Any
 
-from vcoder.rewards.common import column, completion_text, reward_factory
+from vcoder.rewards import features
+from vcoder.rewards.common import column, completion_text, reward_factory, score_rendered
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -52,10 +58,16 @@ async def validity_reward(completions, *, settings: RewardSettings = _DEFAULT, *
 async def dom_reward(
     completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """DOM structure similarity between each completion's HTML and the sample's reference ``html``, in [0, 1].
+    """DOM structure similarity to the sample's reference ``html`` (`vcoder.metrics.dom_similarity`), scaled by the
+    evidence gate, in [0, 1].
 
-    None for samples without reference HTML; 0.0 when the completion has no HTML.
+    None for samples without reference HTML; 0.0 when the completion has no HTML (or, with the gate on, its page
+    fails to render).
     """
+    if settings.evidence_gate:
+        return await score_rendered(
+            completions, settings, features.dom_score, html=html, needs_layout=True, name="dom_reward", **kwargs
+        )
     from vcoder.metrics import dom_similarity, extract_html
 
     refs = column(html, len(completions))

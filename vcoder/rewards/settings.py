@@ -1,67 +1,153 @@
-"""Reward parameters: one frozen, flat, prefixed dataclass shared by every reward (YAML-friendly)."""
+"""Reward parameters, declared once: one frozen, flat, prefixed dataclass shared by every reward.
+
+Everything else is derived from it: ``build_rewards(**params)`` and every ``make_*_reward`` validate through
+``RewardSettings.from_params`` (did-you-mean on a typo), the training recipes' fields
+(``vcoder.pipelines.config.VCoderScriptArguments`` gets them through ``reward_fields``) and ``vcoder score``'s flags
+(``add_reward_flags``). A parameter added here is settable from YAML, the command line and Python at once.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_STYLES = ("any", "fenced", "think", "bare")
-VISUAL_COMPONENTS = ("block", "text", "position", "color", "clip", "ssim")
+from vcoder.metrics.extract import FORMAT_STYLES
+
+__all__ = ["VISUAL_COMPONENTS", "RewardSettings", "add_reward_flags", "parse_weights", "reward_fields"]
+
+VISUAL_COMPONENTS = ("block", "text", "position", "color", "clip", "ssim", "ink")
+DEFAULT_VISUAL_WEIGHTS = {
+    "block": 1.0,
+    "text": 1.0,
+    "position": 1.0,
+    "color": 1.0,
+    "clip": 0.0,
+    "ssim": 0.5,
+    "ink": 0.5,
+}
+_POSITIVE_INTS = (
+    "render_width",
+    "render_height",
+    "render_timeout_ms",
+    "render_max_pages",
+    "ssim_width",
+    "gui_step_limit",
+    "gui_timeout_ms",
+    "gui_action_timeout_ms",
+    "gui_max_tokens",
+    "judge_timeout_ms",
+    "judge_max_concurrency",
+    "judge_max_tokens",
+)
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
 
 
 @dataclass(frozen=True)
 class RewardSettings:
-    """Parameters of the rendering-based rewards. Every field is flat and prefixed so YAML recipes stay flat.
+    """Parameters of every vcoder reward. Flat and prefixed by the part they configure, so YAML recipes stay flat.
 
-    Built once per reward (at `build_rewards` time) and validated there: bad configuration raises early, model
-    output never raises.
+    Built once per reward (at ``build_rewards`` time) and validated there: bad configuration raises early with what
+    to change, model output never raises. Each reward reads the fields it needs and ignores the others, so one set of
+    parameters configures a whole reward list.
     """
 
-    render_width: int = field(default=1280, metadata={"help": "Viewport width in CSS px for every render."})
-    render_height: int = field(default=720, metadata={"help": "Viewport height in CSS px (the page is full-page)."})
-    render_timeout_ms: int = field(default=15000, metadata={"help": "Deadline of one render, in ms."})
-    render_max_pages: int = field(default=2, metadata={"help": "Concurrent browser pages of this process's pool."})
-    clip_model: str = field(default="ViT-B-32", metadata={"help": "open_clip model name for clip_reward."})
+    render_width: int = field(default=1280, metadata=_help("Viewport width in CSS px of every reward render."))
+    render_height: int = field(default=720, metadata=_help("Viewport height in CSS px (pages render full-page)."))
+    render_timeout_ms: int = field(default=15000, metadata=_help("Deadline of one reward render (or page load), ms."))
+    render_max_pages: int = field(default=2, metadata=_help("Concurrent browser pages of this process's pool."))
+    clip_model: str = field(default="ViT-B-32", metadata=_help("open_clip model name of the clip reward."))
     clip_pretrained: str | None = field(
-        default="openai",
-        metadata={"help": "open_clip pretrained tag (resolved offline) or a local checkpoint path."},
+        default="openai", metadata=_help("open_clip pretrained tag (resolved offline) or a local checkpoint path.")
     )
     clip_tiny: bool = field(
-        default=False, metadata={"help": "Use a tiny random CLIP built offline (tests, CPU smoke runs only)."}
+        default=False, metadata=_help("Use a tiny random CLIP built offline (tests and CPU smoke runs only).")
     )
-    clip_device: str | None = field(default=None, metadata={"help": "Device for CLIP (default: CUDA if available)."})
-    format_style: str = field(default="any", metadata={"help": f"Expected output format, one of {FORMAT_STYLES}."})
-    ssim_width: int = field(default=320, metadata={"help": "Width screenshots are downscaled to for SSIM."})
-    blank_gate: bool = field(
+    clip_device: str | None = field(default=None, metadata=_help("Device of CLIP (default: CUDA if available)."))
+    format_style: str = field(default="any", metadata=_help(f"Expected output format, one of {FORMAT_STYLES}."))
+    ssim_width: int = field(default=320, metadata=_help("Width the screenshots are downscaled to for SSIM."))
+    evidence_gate: bool = field(
         default=True,
-        metadata={"help": "Scale whole-image rewards by how much of the reference's content the page has."},
+        metadata=_help(
+            "Scale ssim, clip and dom by how much of the reference's visible content the page shows backed by its "
+            "own content (blank pages, hidden text, canvas drawings and coloured bars score near 0)."
+        ),
     )
-    visual_weights: dict[str, float] = field(
-        default_factory=lambda: {"block": 1.0, "text": 1.0, "position": 1.0, "color": 1.0, "clip": 0.0, "ssim": 0.5},
-        metadata={
-            "help": f"Weights of visual_reward's components, keys among {VISUAL_COMPONENTS}. CLIP is off by default "
-            "because it needs weights; give it a weight once clip_pretrained points at them."
-        },
+    visual_weights: dict[str, float] | str | None = field(
+        default=None,
+        metadata=_help(
+            f"Weights of visual_reward's components, keys among {VISUAL_COMPONENTS}: a mapping in YAML, a JSON object "
+            f"or 'block=1,ssim=0.5' on the command line; None means {DEFAULT_VISUAL_WEIGHTS}. Components that cannot "
+            "be judged for a sample (block/text/position/color without reference html) drop out of its mean."
+        ),
     )
-    cache_size: int = field(default=256, metadata={"help": "Renders kept per cache (completions, references)."})
+    gui_step_limit: int = field(default=15, metadata=_help("gui_agent: actions per test case (WebGen-Bench: 15)."))
+    gui_timeout_ms: int = field(default=20000, metadata=_help("gui_agent: wall-clock deadline of one test case, ms."))
+    gui_action_timeout_ms: int = field(
+        default=3000, metadata=_help("gui_agent: budget of one action, ms (below gui_timeout_ms).")
+    )
+    gui_base_url: str | None = field(
+        default=None,
+        metadata=_help(
+            "gui_agent: OpenAI-compatible endpoint of the VLM that runs natural-language test cases (scripted cases "
+            "never need it). None: natural-language cases are not graded."
+        ),
+    )
+    gui_model: str | None = field(default=None, metadata=_help("gui_agent: model name the gui_base_url serves."))
+    gui_max_tokens: int = field(default=256, metadata=_help("gui_agent: VLM reply budget per turn."))
+    gui_temperature: float = field(default=0.0, metadata=_help("gui_agent: VLM sampling temperature."))
+    judge_base_url: str | None = field(
+        default=None,
+        metadata=_help(
+            "screenshot_judge: OpenAI-compatible endpoint of the judge VLM (default $VCODER_JUDGE_BASE_URL; neither: "
+            "the reward gives None)."
+        ),
+    )
+    judge_model: str | None = field(
+        default=None, metadata=_help("screenshot_judge: model name (default $VCODER_JUDGE_MODEL).")
+    )
+    judge_timeout_ms: int = field(default=60000, metadata=_help("screenshot_judge: per-request timeout, ms."))
+    judge_max_retries: int = field(
+        default=1, metadata=_help("screenshot_judge: retries on connection errors, timeouts, 429 and 5xx.")
+    )
+    judge_max_concurrency: int = field(default=8, metadata=_help("screenshot_judge: requests in flight."))
+    judge_max_tokens: int = field(default=256, metadata=_help("screenshot_judge: reply budget (reason + score)."))
+    judge_temperature: float = field(default=0.0, metadata=_help("screenshot_judge: sampling temperature."))
+    judge_max_image_side: int = field(
+        default=1568, metadata=_help("screenshot_judge: longer image side sent, px (screenshots are downscaled).")
+    )
 
     def __post_init__(self) -> None:
-        for name in ("render_width", "render_height", "render_timeout_ms", "render_max_pages", "ssim_width"):
+        for name in _POSITIVE_INTS:
             value = getattr(self, name)
-            if not isinstance(value, int) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
+        if isinstance(self.judge_max_retries, bool) or not isinstance(self.judge_max_retries, int):
+            raise ValueError(f"judge_max_retries={self.judge_max_retries!r} must be an integer >= 0")
+        if self.judge_max_retries < 0 or self.judge_max_image_side < 64:
+            raise ValueError(
+                f"judge_max_retries={self.judge_max_retries} must be >= 0 and judge_max_image_side="
+                f"{self.judge_max_image_side} >= 64"
+            )
+        if self.gui_action_timeout_ms >= self.gui_timeout_ms:
+            raise ValueError(
+                f"gui_action_timeout_ms={self.gui_action_timeout_ms} must be below gui_timeout_ms="
+                f"{self.gui_timeout_ms}, the deadline of a whole test case"
+            )
+        if bool(self.gui_base_url) != bool(self.gui_model):
+            raise ValueError(
+                f"gui_base_url={self.gui_base_url!r} and gui_model={self.gui_model!r}: give both (the VLM endpoint "
+                "that runs natural-language test cases) or neither"
+            )
         if self.format_style not in FORMAT_STYLES:
             raise ValueError(f"format_style={self.format_style!r} is not one of {FORMAT_STYLES}")
-        unknown = set(self.visual_weights) - set(VISUAL_COMPONENTS)
-        if unknown:
-            raise ValueError(
-                f"visual_weights has unknown components {sorted(unknown)}; use keys among {VISUAL_COMPONENTS}"
-            )
-        if any(w < 0 for w in self.visual_weights.values()) or not any(self.visual_weights.values()):
-            raise ValueError(f"visual_weights={self.visual_weights!r} must be non-negative with a positive sum")
-        # a dict field would make the frozen dataclass unhashable; freeze it as a sorted tuple-backed dict copy
-        object.__setattr__(self, "visual_weights", dict(sorted(self.visual_weights.items())))
+        # frozen: the parsed mapping replaces the given form (YAML mapping, JSON or k=v string, None)
+        object.__setattr__(self, "visual_weights", parse_weights(self.visual_weights))
 
     def __hash__(self) -> int:
         return hash(tuple((f.name, _freeze(getattr(self, f.name))) for f in dataclasses.fields(self)))
@@ -69,20 +155,106 @@ class RewardSettings:
     @classmethod
     def from_params(cls, **params: Any) -> RewardSettings:
         """Build from flat keyword parameters, refusing unknown keys with a "did you mean"."""
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = sorted(f.name for f in dataclasses.fields(cls))
         unknown = [k for k in params if k not in known]
         if unknown:
-            import difflib
-
-            hints = []
-            for key in unknown:
-                close = difflib.get_close_matches(key, sorted(known), n=1)
-                hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-            raise TypeError(f"unknown reward parameter(s) {', '.join(hints)}; known: {sorted(known)}")
+            hints = [f"{key!r}" + _did_you_mean(key, known) for key in unknown]
+            raise TypeError(f"unknown reward parameter(s) {', '.join(hints)}; known: {', '.join(known)}")
         return cls(**params)
+
+    def params(self) -> dict[str, Any]:
+        """The settings as flat keyword parameters (``from_params(**s.params()) == s``)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     def render_kwargs(self) -> dict[str, Any]:
         return {"width": self.render_width, "height": self.render_height, "timeout_ms": self.render_timeout_ms}
+
+
+def _did_you_mean(key: str, known: list[str]) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt or unprefixed name ('base_url' -> the ``*_base_url`` fields)."""
+    close = [k for k in known if k.endswith("_" + key)] or difflib.get_close_matches(key, known, n=1)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:
+    """``visual_weights`` in any accepted form -> a validated mapping, sorted by component name.
+
+    Accepts a mapping, a JSON object string (``'{"block": 1, "ssim": 0.5}'``), ``"block=1,ssim=0.5"`` or None (the
+    defaults). Components not named get weight 0 only when a mapping is given; None keeps every default.
+
+    Example:
+        >>> parse_weights("block=1,ssim=0.5")
+        {'block': 1.0, 'ssim': 0.5}
+    """
+    if value is None:
+        return dict(sorted(DEFAULT_VISUAL_WEIGHTS.items()))
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"visual_weights={text!r} is not a JSON object ({exc}); e.g. 'block=1,ssim=0.5'"
+                ) from None
+        else:
+            pairs = [item.split("=", 1) for item in text.split(",") if item.strip()]
+            if any(len(p) != 2 for p in pairs):
+                raise ValueError(f"visual_weights={text!r}: write name=weight pairs, e.g. 'block=1,ssim=0.5'")
+            value = {k.strip(): v.strip() for k, v in pairs}
+    if not isinstance(value, dict):
+        raise ValueError(f"visual_weights must be a mapping of component -> weight, got {type(value).__name__}")
+    unknown = sorted(set(value) - set(VISUAL_COMPONENTS))
+    if unknown:
+        hints = [
+            f"{k!r}"
+            + (f" (did you mean {c[0]!r}?)" if (c := difflib.get_close_matches(k, VISUAL_COMPONENTS, 1)) else "")
+            for k in unknown
+        ]
+        raise ValueError(
+            f"visual_weights has unknown components {', '.join(hints)}; use keys among {VISUAL_COMPONENTS}"
+        )
+    try:
+        weights = {str(k): float(v) for k, v in value.items()}
+    except (TypeError, ValueError):
+        raise ValueError(f"visual_weights={value!r}: every weight must be a number") from None
+    if any(w < 0 for w in weights.values()) or not any(weights.values()):
+        raise ValueError(f"visual_weights={weights!r} must be non-negative with a positive sum")
+    return dict(sorted(weights.items()))
+
+
+def reward_fields(cls: type) -> type:
+    """Class decorator (put it under ``@dataclass``): give a dataclass every ``RewardSettings`` field, with its type,
+    default and help, so a recipe sets any reward parameter by name (``vcoder.pipelines.config``)."""
+    annotations = dict(getattr(cls, "__annotations__", {}))
+    for f in dataclasses.fields(RewardSettings):
+        if f.name in annotations:
+            raise TypeError(f"{cls.__name__}.{f.name} is a reward parameter; declare it only in RewardSettings")
+        annotations[f.name] = f.type
+        setattr(cls, f.name, field(default=f.default, metadata=f.metadata))
+    cls.__annotations__ = annotations
+    return cls
+
+
+def add_reward_flags(parser) -> None:
+    """Add one ``--flag-name`` per ``RewardSettings`` field to an argparse parser (dest = the field name)."""
+    import argparse
+
+    for f in dataclasses.fields(RewardSettings):
+        flag = "--" + f.name.replace("_", "-")
+        help_text = f.metadata["help"] + f" (default: {f.default})"
+        if f.type == "bool":
+            parser.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=help_text
+            )
+            continue
+        convert = {"int": int, "float": float}.get(f.type, _optional_str if "None" in f.type else str)
+        parser.add_argument(flag, dest=f.name, type=convert, default=f.default, help=help_text)
+
+
+def _optional_str(value: str) -> str | None:
+    """A command-line string, where ``none`` / ``null`` (any case) mean None."""
+    return None if value.strip().lower() in ("none", "null") else value
 
 
 def _freeze(value: Any) -> Any:

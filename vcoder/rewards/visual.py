@@ -2,7 +2,13 @@
 
 Every completion is rendered once per step however many of these rewards are stacked (see
 `vcoder.rewards.context`); the reference comes from the dataset's ``html`` column (rendered once per prompt, gives
-a layout) or, for SSIM/CLIP, its ``image`` column. Layout rewards need ``html``: without it they return None.
+a layout) or, for SSIM/CLIP/visual, its ``image`` column. Layout rewards need ``html``: without it they return None.
+
+Only what a person can see counts (``vcoder.metrics.ink``): hidden or unreadably small text is no text. The block
+rewards use the TRAINING form of the Design2Code scores (``BlockMatching.training_scores``; how it differs from the
+official definitions that ``vcoder eval design2code`` reports is documented once, in ``vcoder.metrics.design2code``):
+deleting content can only lower them. The whole-image rewards (SSIM, CLIP) are scaled by the evidence gate
+(``vcoder.rewards.features.evidence_gate``): a blank page, hidden text, a canvas drawing or coloured bars score near 0.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ _DEFAULT = RewardSettings()
 async def ssim_reward(
     completions, *, settings: RewardSettings = _DEFAULT, image: Any = None, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """Structural similarity of the rendered page to the reference screenshot, scaled by the blank gate, in [0, 1].
+    """Structural similarity of the rendered page to the reference screenshot, times the evidence gate, in [0, 1].
 
     See `vcoder.metrics.ssim` for the size policy (common width, height padded/cropped).
     """
@@ -31,8 +37,14 @@ async def ssim_reward(
 async def clip_reward(
     completions, *, settings: RewardSettings = _DEFAULT, image: Any = None, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """CLIP image-image cosine between the rendered page and the reference (whole page squashed, never cropped),
-    scaled by the blank gate, in [0, 1]. The CLIP model comes from ``clip_model`` / ``clip_pretrained``."""
+    """CLIP image-image cosine between the rendered page and the reference, times the evidence gate, in [0, 1].
+
+    The whole screenshots are squashed to CLIP's square input (never cropped) and compared as they are, text
+    included: this is VisionCoder's CLIP reward, not Design2Code's CLIP score (which inpaints each page's text boxes
+    first; ``vcoder eval design2code`` computes that one). Deliberately: a reference known only by its screenshot
+    has no text boxes to inpaint, and inpainting the page alone would compare unlike images; the text is judged by
+    the block rewards when they are stacked. The model comes from ``clip_model`` / ``clip_pretrained``.
+    """
     return await score_rendered(
         completions,
         settings,
@@ -55,7 +67,8 @@ def _d2c(name: str):
 async def block_reward(
     completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """Design2Code Block-Match: matched text-block area over all block area, in [0, 1] (needs ``html``).
+    """Design2Code Block-Match in its training form, in [0, 1] (needs ``html``): the reference's visible text area
+    that the page reproduces at a similar size, over the reference's text area plus the page's unmatched text area.
 
     References:
         Si et al., "Design2Code: How Far Are We From Automating Front-End Engineering?", 2024.
@@ -68,7 +81,8 @@ async def block_reward(
 async def text_reward(
     completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """Design2Code Text: mean SequenceMatcher ratio of matched text blocks, in [0, 1] (needs ``html``)."""
+    """Design2Code Text in its training form: SequenceMatcher ratios of matched blocks, weighted by the reference
+    area each reproduces, over all reference and unmatched page text area, in [0, 1] (needs ``html``)."""
     return await score_rendered(
         completions, settings, _d2c("text"), html=html, needs_layout=True, name="text_reward", **kwargs
     )
@@ -77,7 +91,8 @@ async def text_reward(
 async def position_reward(
     completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """Design2Code Position: mean 1 - max(|dx|, |dy|) of matched block centres, in [0, 1] (needs ``html``)."""
+    """Design2Code Position in its training form: 1 - max(|dx|, |dy|) of matched block centres, weighted like
+    ``text_reward``, in [0, 1] (needs ``html``)."""
     return await score_rendered(
         completions, settings, _d2c("position"), html=html, needs_layout=True, name="position_reward", **kwargs
     )
@@ -86,7 +101,8 @@ async def position_reward(
 async def color_reward(
     completions, *, settings: RewardSettings = _DEFAULT, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """Design2Code Colour: mean 1 - CIEDE2000/100 of matched blocks' text colours, in [0, 1] (needs ``html``)."""
+    """Design2Code Colour in its training form: 1 - CIEDE2000/100 of matched blocks' text colours, weighted like
+    ``text_reward``, in [0, 1] (needs ``html``)."""
     return await score_rendered(
         completions, settings, _d2c("color"), html=html, needs_layout=True, name="color_reward", **kwargs
     )
@@ -95,10 +111,14 @@ async def color_reward(
 async def visual_reward(
     completions, *, settings: RewardSettings = _DEFAULT, image: Any = None, html: Any = None, **kwargs: Any
 ) -> list[float | None]:
-    """Weighted mean of block, text, position, colour, CLIP and SSIM (``visual_weights``), in [0, 1].
+    """Weighted mean of the visual components (``visual_weights``), in [0, 1].
 
-    Components that cannot be judged for a sample (layout ones without ``html``) drop out of its mean. A blank page
-    scores low: the layout components find no blocks and the whole-image ones are blank-gated.
+    Components: ``block``, ``text``, ``position``, ``color`` (training forms, need ``html``), ``ssim`` and ``clip``
+    (times the evidence gate) and ``ink`` (``vcoder.metrics.ink_layout_similarity``: whether the page's visible,
+    content-backed ink lies where the reference's does). Components that cannot be judged for a sample drop out of
+    its mean, so with an image-only reference the default composite is ``(0.5 ssim + 0.5 ink) / 1.0``: SSIM alone
+    ranked an honest copy nudged by a few px below a page of coloured bars; the ink layout tolerates the nudge and
+    gives bars, canvas drawings and hidden text nothing.
     """
     return await score_rendered(
         completions,
