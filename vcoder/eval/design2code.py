@@ -25,6 +25,14 @@ Deliberate deviations from the official scoring code (Si et al., 2024, ``metrics
   does) and noted in the row. Repetition is not truncated: the bounded matcher keeps such pages fast.
 - Text directly under ``<body>`` (in no text-tag element) forms a block here; the official colour coding never
   recolours ``<body>``, so such text is invisible to it. Pages from the benchmark rarely have any.
+- Only text a person can see counts: a layout block is kept only where the screenshot shows ink that contrasts with
+  what is behind it, in glyphs at least 6 px tall, and its box is the tight ink box (``vcoder.metrics.ink``). The
+  official pixel diff finds blocks by their rendered pixels, so text hidden by colour, opacity, clipping, covering
+  or size is missing there too; the layout alone would have counted it. CLIP masks (inpaints) the text boxes of
+  both screenshots, as the official code does.
+- This evaluation reports the official forms of the scores (``text``, ``position``, ``color`` averaged over matched
+  blocks). The training rewards use forms that deleting content cannot raise; ``vcoder.metrics.design2code``
+  describes both.
 - Colours: CIEDE2000 on ``skimage`` Lab (D65 white) where ``colormath`` uses D50; differences are ~1-5 % of
   Delta E (covered by the agreement test).
 """

@@ -16,7 +16,7 @@ PAGE = "```html\n<html><body style='background:#fde'><h1>Bakery</h1><p>Fresh bre
 
 
 def test_contract_name_async_pickle_and_registry():
-    reward = make_screenshot_judge_reward(base_url="http://127.0.0.1:9", model="m", render_timeout_ms=5000)
+    reward = make_screenshot_judge_reward(judge_base_url="http://127.0.0.1:9", judge_model="m", render_timeout_ms=5000)
     assert reward.__name__ == "screenshot_judge_reward"
     assert inspect.iscoroutinefunction(reward)
     assert pickle.loads(pickle.dumps(reward)).__name__ == "screenshot_judge_reward"
@@ -25,16 +25,16 @@ def test_contract_name_async_pickle_and_registry():
     built = build_reward("screenshot_judge", judge_base_url="http://127.0.0.1:9", judge_model="m", clip_model="x")
     assert built.__name__ == "screenshot_judge_reward"
     with pytest.raises(TypeError, match="judge_timeout"):
-        make_screenshot_judge_reward(base_url="http://127.0.0.1:9", model="m", judge_timout=3)
+        make_screenshot_judge_reward(judge_base_url="http://127.0.0.1:9", judge_model="m", judge_timout=3)
     with pytest.raises(ValueError, match="both an endpoint and a model"):
-        make_screenshot_judge_reward(base_url="http://127.0.0.1:9")
+        make_screenshot_judge_reward(judge_base_url="http://127.0.0.1:9")
 
 
 @pytest.mark.slow
 def test_trl_detects_it_as_async():
     from trl.trainer.utils import is_async_callable  # what GRPOTrainer checks (importing trl takes seconds)
 
-    assert is_async_callable(make_screenshot_judge_reward(base_url="http://127.0.0.1:9", model="m"))
+    assert is_async_callable(make_screenshot_judge_reward(judge_base_url="http://127.0.0.1:9", judge_model="m"))
 
 
 def test_no_endpoint_gives_none_per_completion(monkeypatch):
@@ -50,7 +50,7 @@ def test_no_endpoint_gives_none_per_completion(monkeypatch):
 def test_scores_rendered_pages_with_the_judge():
     with ScriptedServer("Looks right. Score: 4") as server:
         reward = make_screenshot_judge_reward(
-            base_url=server.base_url, model="scripted", render_width=480, render_height=320
+            judge_base_url=server.base_url, judge_model="scripted", render_width=480, render_height=320
         )
         completions = [PAGE, "Sorry, I cannot help.", [{"role": "assistant", "content": PAGE}]]
         ref = Image.new("RGB", (480, 320), "white")
@@ -66,6 +66,6 @@ def test_scores_rendered_pages_with_the_judge():
 def test_render_failure_is_zero_and_judge_failure_is_none():
     hang = "<html><body><h1>x</h1><script>while (true) {}</script></body></html>"
     reward = make_screenshot_judge_reward(
-        base_url=f"http://127.0.0.1:{dead_port()}", model="m", judge_max_retries=0, render_timeout_ms=1500
+        judge_base_url=f"http://127.0.0.1:{dead_port()}", judge_model="m", judge_max_retries=0, render_timeout_ms=1500
     )
     assert asyncio.run(reward([hang, PAGE])) == [0.0, None]
