@@ -15,8 +15,8 @@ import math
 
 import pytest
 
-from vcoder.pipelines.step_generation import ScriptedTurns, TransformersTurns, TurnRequest
-from vcoder.pipelines.step_warmup import counter_replies
+from vcoder.pipelines.step_generation import TransformersTurns, TurnRequest
+from vcoder.pipelines.step_replay import ScriptedTurns, counter_replies
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -176,3 +176,40 @@ def test_screenshot_feedback_for_a_vlm_policy_with_mixed_image_sizes(tiny_model,
         requests.append(TurnRequest(prompt + [trainer.chat.end_of_turn] + env, 3, images=images))
     replies = TransformersTurns(trainer).generate(requests)
     assert [1 <= len(r.ids) <= 3 for r in replies] == [True, True]
+
+
+# run by torchrun in two processes: one trajectory per process, the two trajectories of the task's group on two ranks
+TWO_RANKS = """
+import json, sys
+import torch
+from accelerate import PartialState
+sys.path.insert(0, {root!r})
+from tests.pipelines.test_step_grpo_batch import make_trainer, rollout
+torch.set_num_threads(1)
+rank = PartialState(cpu=True).process_index
+trainer = make_trainer({model!r}, {out!r}, "--per_device_train_batch_size", "1")
+script = [["partial", "full"], ["prose", "partial"]][rank]
+out, _ = rollout(trainer, [script])
+n = int(out["completion_mask"][0].sum())
+dump = {{"mask": out["tool_mask"][0][:n].tolist(), "advantages": out["advantages"][0][:n].tolist()}}
+open(f"{out_dir}/rank{{rank}}.json", "w").write(json.dumps(dump))
+"""
+
+
+def test_a_group_split_across_two_processes_gets_the_same_advantages(tiny_model, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = tmp_path / "two_ranks.py"
+    script.write_text(TWO_RANKS.format(root=root, model=tiny_model, out=str(tmp_path / "run"), out_dir=str(tmp_path)))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TRL_EXPERIMENTAL_SILENCE": "1", "PYTHONPATH": root}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", str(script)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for rank in (0, 1):
+        dump = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        model_runs = [a for m, a, _ in runs(dump["advantages"], dump["mask"], dump["mask"]) if m == 1]
+        # each rank holds its own trajectory's values, pooled with the other rank's steps
+        assert model_runs == pytest.approx(WANT["step"][rank], abs=1e-6)

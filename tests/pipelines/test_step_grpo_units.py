@@ -11,8 +11,9 @@ import os
 import pytest
 
 from vcoder.pipelines.step_config import StepGRPOScriptArguments, check_step_config
-from vcoder.pipelines.step_generation import ScriptedTurns, TurnRequest, cut_reply
+from vcoder.pipelines.step_generation import TurnRequest, cut_reply
 from vcoder.pipelines.step_grpo import judged_step_advantages
+from vcoder.pipelines.step_replay import ScriptedTurns
 from vcoder.pipelines.step_tokens import ENV_TURN, ChatTokens, TrajectoryTokens, token_advantages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -6,8 +6,6 @@ answer is the sampled ids (cut after the first end-of-sequence token and at the 
 - :class:`TransformersTurns` (CPU tests, small runs): left-padded batch through the unwrapped training model, with
   the trainer's ``generation_config``; no sampling logprobs (as TRL's own transformers path: the training forward
   pass recomputes them when it needs them).
-- :class:`ScriptedTurns` (tests, benchmarks, checking a grader): replays given reply texts, tokenised, as if they had
-  been sampled; the training step is then real but off-policy.
 - :class:`VLLMTurns` (production): ``trainer.vllm_generation.generate`` on token ids (TRL's server or colocate
   mode) with one sample per request; the sampled token's logprob is kept for TRL's importance-sampling correction.
   In server mode the call is collective: every process must call it in every round, with its own (possibly empty)
@@ -143,38 +141,6 @@ class VLLMTurns:
             top = [lp[0] if lp and lp[0] is not None else float("nan") for lp in seq_logprobs]
             outputs.append(cut_reply(seq, top, self.eos, request.max_new_tokens))
         return outputs
-
-
-class ScriptedTurns:
-    """Replays fixed replies: trajectory ``key`` gets ``replies[key % len(replies)][turn - 1]`` as its turn's tokens
-    (then the end-of-turn token), cut at the request's cap.
-
-    Args:
-        tokenizer: the policy's tokenizer.
-        replies: per trajectory, its reply texts in turn order (a trajectory with fewer replies than turns repeats
-            its last one).
-        eos_token_ids: end-of-sequence ids (the first one closes each reply).
-    """
-
-    reports_logprobs = False
-
-    def __init__(self, tokenizer: Any, replies: list[list[str]], eos_token_ids: list[int]):
-        if not replies or not all(replies):
-            raise ValueError("replies needs at least one trajectory with at least one reply")
-        self.tokenizer = tokenizer
-        self.replies = [list(r) for r in replies]
-        self.eos = set(eos_token_ids)
-        self.end = eos_token_ids[0]
-
-    def generate(self, requests: list[TurnRequest]) -> list[TurnOutput]:
-        """The scripted reply of each request's trajectory and turn."""
-        out = []
-        for request in requests:
-            script = self.replies[request.key % len(self.replies)]
-            text = script[min(request.turn, len(script)) - 1]
-            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"] + [self.end]
-            out.append(cut_reply(ids, None, self.eos, request.max_new_tokens))
-        return out
 
 
 def turn_generator(trainer: Any, max_turn_tokens: int) -> TransformersTurns | VLLMTurns:

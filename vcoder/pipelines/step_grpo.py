@@ -184,6 +184,8 @@ def main(script_args, training_args, model_args) -> dict:
 
     resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
     trainer = build_trainer(script_args, training_args, model_args)
+    state = trainer.accelerator.state
+    logger.info("Step-GRPO: process %d of %d", state.process_index, state.num_processes)
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(training_args.output_dir)
     trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
