@@ -41,12 +41,17 @@ def tiny_model(tmp_path_factory):
 
 
 def make_trainer(model, out, *flags):
+    from vcoder.agents.scripted import ScriptedPolicy
+    from vcoder.agents.site_grading import SiteGrader
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.common import parse_recipe
+    from vcoder.rendering import get_default_pool
 
     argv = ["--config", "configs/step_grpo/tiny_cpu.yaml", "--model_name_or_path", model, "--output_dir", str(out)]
     argv += ["--site_task_samples", "1", "--max_turn_tokens", "400", "--max_completion_length", "2048", *flags]
-    trainer = step_grpo.build_trainer(*parse_recipe(step_grpo.make_parser(), argv))
+    # the replayed pages answer at once (inline handlers): an unmet expectation need not be re-checked for 5 s
+    grader = SiteGrader(pool=get_default_pool(), scripted=ScriptedPolicy(expect_timeout_ms=1000))
+    trainer = step_grpo.build_trainer(*parse_recipe(step_grpo.make_parser(), argv), grader=grader)
     trainer.model.train()
     return trainer
 
