@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-PIPELINES = {"grpo": "vcoder.pipelines.grpo", "sft": "vcoder.pipelines.sft"}
+PIPELINES = {"grpo": "vcoder.pipelines.grpo", "sft": "vcoder.pipelines.sft", "step-grpo": "vcoder.pipelines.step_grpo"}
 
 
 def add_parser(subparsers, name: str) -> None:

@@ -40,6 +40,26 @@ PANELS: list[tuple[str, str, list[tuple[str, str | None, str]]]] = [
         ],
     ),
     ("step_time", "Step time (s)", [("step_time", None, "step time")]),
+    (
+        "step_grpo_rewards",
+        "Step-GRPO: step reward (0-10, -1 malformed)",
+        [("step_grpo/step_reward_mean", None, "step")],
+    ),
+    (
+        "step_grpo_components",
+        "Step-GRPO: step grades (0-1)",
+        [("step_grpo/screenshot_mean", None, "screenshot"), ("step_grpo/gui_mean", None, "gui")],
+    ),
+    (
+        "step_grpo_episodes",
+        "Step-GRPO: episodes",
+        [
+            ("step_grpo/turns_mean", None, "turns"),
+            ("step_grpo/malformed_rate", None, "malformed rate"),
+            ("step_grpo/finish_rate", None, "finish rate"),
+            ("step_grpo/error_rate", None, "error rate"),
+        ],
+    ),
     ("token_accuracy", "Mean token accuracy", [("mean_token_accuracy", None, "accuracy")]),
     ("learning_rate", "Learning rate", [("learning_rate", None, "lr")]),
 ]

@@ -18,10 +18,11 @@ The standard deviation is the sample one (n − 1 in the denominator, as torch's
 implementations use); a pool whose deviation is 0, or that has a single value, gives all-zero advantages (nothing
 to prefer). No epsilon is added, so the values are exact z-scores.
 
-Planned here next (trainer glue): a TRL ``rollout_func`` that generates replies in process (transformers or vLLM),
-runs the G episodes of each prompt concurrently on the shared pool through ``run_site_episode`` with a callable
-policy that keeps token ids and logprobs (``StepRecord.generation``), builds ``env_mask`` from the conversation's
-assistant vs user messages (``StepRecord.message_index``) and expands ``step_advantages`` to per-token advantages.
+The pipeline (``accelerate launch -m vcoder.pipelines.step_grpo --config configs/step_grpo/...``, or
+``vcoder train step-grpo --config ...``): a recipe is TRL's ``GRPOConfig`` and ``ModelConfig`` plus
+:class:`~vcoder.pipelines.step_config.StepGRPOScriptArguments` in one flat YAML; the trainer is
+:class:`~vcoder.pipelines.step_trainer.StepGRPOTrainer` (rollouts, env mask, per-token advantages, logs).
+``--resume_from_checkpoint last`` continues the latest ``checkpoint-N`` of ``output_dir`` at the same step.
 
 Example:
     >>> step_advantages([[1.0, 5.0], [3.0]], "step")
@@ -33,10 +34,14 @@ Example:
 from __future__ import annotations
 
 import difflib
+import logging
 import math
+import sys
 from collections.abc import Sequence
 
-__all__ = ["ADVANTAGE_MODES", "step_advantages"]
+__all__ = ["ADVANTAGE_MODES", "judged_step_advantages", "step_advantages", "build_trainer", "main", "cli"]
+
+logger = logging.getLogger(__name__)
 
 ADVANTAGE_MODES = ("step", "cumulative", "naive")
 
@@ -96,3 +101,117 @@ def step_advantages(step_rewards: Sequence[Sequence[float]], mode: str = "step")
             own = [math.fsum(own[k:]) for k in range(len(own))]
         out.append(own)
     return out
+
+
+def judged_step_advantages(step_rewards: Sequence[Sequence[float | None]], mode: str = "step") -> list[list[float]]:
+    """``step_advantages`` over the judged steps only; a step whose reward is None (nothing could judge it) gets 0.0
+    and takes no part in the pool, the maxima or the reward-to-go.
+
+    Example:
+        >>> judged_step_advantages([[4.0, None], [0.0]], "step")
+        [[0.7071067811865475, 0.0], [-0.7071067811865475]]
+    """
+    judged = [[r for r in trajectory if r is not None] for trajectory in step_rewards]
+    out = []
+    for trajectory, values in zip(step_rewards, step_advantages(judged, mode), strict=True):
+        it = iter(values)
+        out.append([next(it) if r is not None else 0.0 for r in trajectory])
+    return out
+
+
+def make_parser():
+    """The ``TrlParser`` over (StepGRPOScriptArguments, GRPOConfig, ModelConfig)."""
+    from trl import GRPOConfig, ModelConfig, TrlParser
+
+    from vcoder.pipelines.step_config import StepGRPOScriptArguments
+
+    return TrlParser((StepGRPOScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train step-grpo")
+
+
+def build_trainer(script_args, training_args, model_args, *, train_dataset=None, grader=None, callbacks=None):
+    """Checks, tasks, model and the ``StepGRPOTrainer`` (TRL loads the model from ``model_name_or_path``).
+
+    Args:
+        script_args: ``StepGRPOScriptArguments``.
+        training_args: ``GRPOConfig``.
+        model_args: ``ModelConfig`` (dtype, attention, revision, LoRA, quantisation).
+        train_dataset: task rows (default: ``step_data.task_rows(script_args)``).
+        grader: a ``SiteGrader`` (default: built from ``script_args`` on first use).
+        callbacks: extra ``TrainerCallback`` objects.
+
+    Returns:
+        The trainer.
+    """
+    from datasets import Dataset
+    from trl import get_peft_config, get_quantization_config
+
+    from vcoder.pipelines.config import check_model_path
+    from vcoder.pipelines.step_config import check_step_config
+    from vcoder.pipelines.step_data import task_rows
+    from vcoder.pipelines.step_trainer import StepGRPOTrainer
+
+    check_model_path(model_args.model_name_or_path)
+    check_step_config(script_args, training_args)
+    if train_dataset is None:
+        train_dataset = Dataset.from_list(task_rows(script_args))
+    init = dict(
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+        attn_implementation=model_args.attn_implementation,
+        dtype=model_args.dtype,
+    )
+    init.update(training_args.model_init_kwargs or {})
+    training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
+    return StepGRPOTrainer(
+        model_args.model_name_or_path,
+        args=training_args,
+        step_args=script_args,
+        train_dataset=train_dataset,
+        grader=grader,
+        callbacks=callbacks,
+        peft_config=get_peft_config(model_args),
+        quantization_config=get_quantization_config(model_args),
+    )
+
+
+def main(script_args, training_args, model_args) -> dict:
+    """Train with Step-GRPO and save the model and the trainer state to ``output_dir``.
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime"}``.
+    """
+    from vcoder.pipelines.common import resolve_resume
+
+    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
+    trainer = build_trainer(script_args, training_args, model_args)
+    state = trainer.accelerator.state
+    logger.info("Step-GRPO: process %d of %d", state.process_index, state.num_processes)
+    result = trainer.train(resume_from_checkpoint=resume)
+    trainer.save_model(training_args.output_dir)
+    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
+    trainer.accelerator.wait_for_everyone()
+    logger.info("Step-GRPO finished at step %d; model in %s", trainer.state.global_step, training_args.output_dir)
+    return {
+        "output_dir": training_args.output_dir,
+        "global_step": trainer.state.global_step,
+        "train_runtime": result.metrics.get("train_runtime"),
+    }
+
+
+def cli(argv: Sequence[str] | None = None) -> int:
+    """Parse a recipe plus overrides and run :func:`main` (the ``__main__`` entry and ``vcoder train step-grpo``)."""
+    from vcoder.pipelines.common import parse_recipe
+
+    script_args, training_args, model_args = parse_recipe(make_parser(), argv)
+    main(script_args, training_args, model_args)
+    return 0
+
+
+if __name__ == "__main__":
+    import os
+
+    # run as a file, Python puts this folder first on sys.path, where config.py would shadow a top-level "config"
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    sys.exit(cli())
