@@ -69,7 +69,7 @@ def test_check_train_score_report(log, trained, tmp_path):
 
 
 @pytest.mark.timeout(600)
-def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, tmp_path):
+def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path):
     lines = log.read_text().splitlines()
     bad = json.loads(lines[1])
     del bad["score"]
@@ -91,8 +91,10 @@ def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, tmp_path):
     assert out.returncode == 2 and "is not an ORM: it has no orm.json" in out.stderr
     out = vcoder("report", "--model", str(tiny_vlm_dir), "--verdicts", str(log))
     assert out.returncode == 2 and "is not an ORM" in out.stderr
+    out = vcoder("score", "--model", str(untrained_orm), "--task", str(task), "--site", str(tmp_path))
+    assert out.returncode == 2 and "has no index.html (pass the page's .html file instead)" in out.stderr
     task.write_text(json.dumps({"test_cases": []}))
-    out = vcoder("score", "--model", str(tiny_vlm_dir), "--task", str(task), "--site", str(tmp_path))
+    out = vcoder("score", "--model", str(untrained_orm), "--task", str(task), "--site", str(tmp_path))
     assert out.returncode == 2 and "'instruction' must be a non-empty string" in out.stderr
     out = vcoder("train", "--verdicts", str(log), "--model", str(tiny_vlm_dir), "--out", "o", "--views", "site,pixels")
     assert out.returncode == 2 and "give one or more of site, agent" in out.stderr

@@ -18,7 +18,8 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
     from vcoder.orm.reward import make_orm_reward
 
     rows = list(generate(2, seed=3))
-    # the prompt opens with a page's head, so the tiny random policy's completions contain HTML for the ORM to judge
+    # the tiny policy's tokenizer is HTML: about 5 in 8 of its random completions hold a tag, so of 8 completions
+    # some reach the ORM (asserted below through the vcoder/orm_judged metric)
     prompt = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Write the page."}]}]
     data = Dataset.from_dict(
         {
@@ -30,7 +31,7 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
     )
     args = GRPOConfig(
         output_dir=str(tmp_path / "run"),
-        per_device_train_batch_size=4,
+        per_device_train_batch_size=8,
         num_generations=4,
         max_completion_length=32,
         max_steps=1,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -89,7 +90,10 @@ def _guarded(run) -> int:
     from vcoder.agents.runner import InfrastructureError
 
     try:
-        print(json.dumps(run()))
+        # the trainer and the progress bars print to stdout; stdout carries the result JSON only
+        with contextlib.redirect_stdout(sys.stderr):
+            result = run()
+        print(json.dumps(result))
     except _input_errors() as exc:
         return _usage(str(exc))
     except InfrastructureError as exc:

@@ -134,7 +134,8 @@ def _pages(records: Sequence[VerdictRecord], base_dir, image_width: int, pool) -
                 f"{record.site_dir!r} (resolved against {str(base_dir)!r})"
             )
         shot = resolve(record.screenshot, base_dir) if record.screenshot else None
-        image = Image.open(shot).convert("RGB") if shot is not None and shot.is_file() else None
+        wanted = image_width > 0 and shot is not None and shot.is_file()
+        image = Image.open(shot).convert("RGB") if wanted else None
         if record.page_text is None or (image is None and image_width > 0):
             todo.append(i)
         found.append((html, list(record.page_text or ()), image))

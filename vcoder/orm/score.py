@@ -85,10 +85,11 @@ def score_site(
     Raises:
         TaskError: bad task or site argument. NotAnORMError: ``model`` is not an ORM folder.
     """
-    from vcoder.orm.model import ORMInput, OutcomeRewardModel
+    from vcoder.orm.model import ORMConfig, ORMInput, OutcomeRewardModel
     from vcoder.orm.prompt import orm_prompt, page_summary
 
     t0 = time.perf_counter()
+    ORMConfig.load(model)  # before anything else: a wrong --model is the likeliest mistake
     spec = load_task(task)
     html, folder = load_site(site)
     orm = OutcomeRewardModel.load(model, device=device)

@@ -11,8 +11,10 @@ and merged before saving, so the ORM folder always loads as a plain model.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ from vcoder.orm.examples import VIEWS, Example, build_examples, split_by_task
 logger = logging.getLogger(__name__)
 
 REPORT_FILE = "report.json"
+#: training examples per view scored for the training-fit accuracy of the report
+FIT_SAMPLE = 200
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,8 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         heldout_tasks=tuple(sorted({r.task_id for r in held})),
     )
     out.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # the trainer's own folder stays empty (save_strategy "no")
+        (out / "trainer").rmdir()
     trained.save_pretrained(out)
     processor.save_pretrained(out)
     config.save(out)
@@ -221,8 +227,9 @@ def evaluate(
         rate = sum(ex.label for ex in rate_of) / len(rate_of)
         if ho:
             heldout[view] = binary_report(scores(ho), [ex.label for ex in ho], train_yes_rate=rate)
-        if tr and fit:
-            fits[view] = sum(int(p >= 0.5) == ex.label for p, ex in zip(scores(tr), tr)) / len(tr)
+        if tr and fit:  # a seeded sample of at most FIT_SAMPLE training examples: underfit or overfit?
+            sample = random.Random(0).sample(tr, min(len(tr), FIT_SAMPLE))
+            fits[view] = sum(int(p >= 0.5) == ex.label for p, ex in zip(scores(sample), sample)) / len(sample)
     return {"heldout": heldout, "train_fit": fits}
 
 
