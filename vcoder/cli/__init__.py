@@ -24,6 +24,7 @@ COMMANDS = {
     "models": "vcoder.cli.models",
     "agent": "vcoder.cli.agent",
     "assets": "vcoder.cli.assets",
+    "orm": "vcoder.cli.orm",
 }
 
 

@@ -1,0 +1,263 @@
+"""Train an ORM from a verdict log with TRL's SFTTrainer (the answer token only), then report on held-out tasks.
+
+    vcoder orm train --verdicts LOG --model BASE --out DIR [--max-steps N] [--lora-r R]
+
+The log is split by task id (:func:`vcoder.orm.examples.split_by_task`): held-out sites, and every variant of their
+page, are never seen in training. Each training example is a prompt-completion pair whose completion is the single
+answer token (``YES`` / ``NO``, then the end-of-turn token); the loss covers the completion only. With
+``lora_r > 0`` PEFT LoRA adapters are trained (plus the answer tokens' embedding rows when they had to be added)
+and merged before saving, so the ORM folder always loads as a plain model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vcoder.agents.verdicts import VerdictLogError, read_verdicts
+from vcoder.orm.examples import VIEWS, Example, build_examples, split_by_task
+
+logger = logging.getLogger(__name__)
+
+REPORT_FILE = "report.json"
+#: training examples per view scored for the training-fit accuracy of the report
+FIT_SAMPLE = 200
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """Settings of one ORM training run (validated on creation).
+
+    Attributes:
+        holdout: share of task ids held out for the report.
+        views: prompt views trained on (``site``, ``agent``).
+        label_threshold: score at or above which a site is labelled YES.
+        image_width: screenshot width fed to the model (0 = text only).
+        max_steps: optimiser steps.
+        batch_size: examples per step.
+        learning_rate: peak learning rate (cosine decay, 5% warm-up).
+        lora_r: LoRA rank (0 = full fine-tuning).
+        seed: split and training seed.
+    """
+
+    holdout: float = 0.2
+    views: tuple[str, ...] = VIEWS
+    label_threshold: float = 0.5
+    image_width: int = 320
+    max_steps: int = 300
+    batch_size: int = 8
+    learning_rate: float = 1e-3
+    lora_r: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        bad = [v for v in self.views if v not in VIEWS]
+        if bad or not self.views:
+            raise ValueError(f"views={list(self.views)!r}: give one or more of {', '.join(VIEWS)}")
+        if not 0.0 < self.label_threshold <= 1.0:
+            raise ValueError(f"label_threshold={self.label_threshold!r} must be in (0, 1]")
+        for name in ("max_steps", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.image_width < 0 or self.lora_r < 0 or self.learning_rate <= 0:
+            raise ValueError("image_width and lora_r must be >= 0 and learning_rate > 0")
+
+
+def _rows(examples: Sequence[Example]):
+    from datasets import Dataset
+
+    from vcoder.orm.model import user_turn
+
+    with_image = all(ex.image is not None for ex in examples)
+    rows: dict[str, list] = {"prompt": [], "completion": []}
+    if with_image:
+        rows["image"] = []
+    for ex in examples:
+        rows["prompt"].append(user_turn(ex.text, with_image=with_image))
+        answer = "YES" if ex.label else "NO"
+        rows["completion"].append([{"role": "assistant", "content": [{"type": "text", "text": answer}]}])
+        if with_image:
+            rows["image"].append(ex.image)
+    return Dataset.from_dict(rows)
+
+
+def _peft_config(options: TrainOptions, added: list[int]):
+    if not options.lora_r:
+        return None
+    from peft import LoraConfig
+
+    extra = {"trainable_token_indices": {"embed_tokens": added}} if added else {}
+    return LoraConfig(
+        r=options.lora_r, lora_alpha=2 * options.lora_r, target_modules="all-linear", task_type="CAUSAL_LM", **extra
+    )
+
+
+def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, options: TrainOptions) -> dict[str, Any]:
+    """Train an ORM on a verdict log, save it to ``out`` with ``orm.json``, and write the held-out report.
+
+    Args:
+        verdicts: the verdict log (JSONL).
+        model: the base model (a folder or hub id ``AutoModelForImageTextToText`` loads).
+        out: the ORM folder to write.
+        options: the run's settings.
+
+    Returns:
+        The report (also written to ``out/report.json``).
+
+    Raises:
+        VerdictLogError: an empty or invalid log, or one that cannot be split by task.
+    """
+    import torch
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from trl import SFTConfig, SFTTrainer
+
+    from vcoder.orm.model import ORMConfig, OutcomeRewardModel, add_answer_tokens, answer_token_ids
+
+    verdicts, out = Path(verdicts), Path(out)
+    records = read_verdicts(verdicts)
+    if not records:
+        raise VerdictLogError(f"verdict log {str(verdicts)!r} has no verdicts; fill it with `vcoder orm collect`")
+    train, held = split_by_task(records, holdout=options.holdout, seed=options.seed)
+    make = dict(base_dir=verdicts.parent, threshold=options.label_threshold, image_width=options.image_width)
+    train_ex = build_examples(train, views=options.views, **make)
+    held_ex = build_examples(held, views=options.views, **make)
+
+    base = AutoModelForImageTextToText.from_pretrained(model, dtype=torch.float32)
+    processor = AutoProcessor.from_pretrained(model)
+    had = answer_token_ids(processor.tokenizer)
+    yes_id, no_id = add_answer_tokens(base, processor)
+    args = SFTConfig(
+        output_dir=str(out / "trainer"),
+        max_steps=options.max_steps,
+        per_device_train_batch_size=options.batch_size,
+        learning_rate=options.learning_rate,
+        lr_scheduler_type="cosine",
+        warmup_steps=max(1, options.max_steps // 20),
+        logging_steps=max(1, options.max_steps // 30),
+        save_strategy="no",
+        report_to=[],
+        seed=options.seed,
+        max_length=None,
+        bf16=False,
+        use_cpu=not torch.cuda.is_available(),
+        activation_checkpointing=False,
+        dataloader_num_workers=0,
+    )
+    trainer = SFTTrainer(
+        model=base,
+        args=args,
+        train_dataset=_rows(train_ex),
+        processing_class=processor,
+        peft_config=_peft_config(options, [] if had else [yes_id, no_id]),
+    )
+    t0 = time.monotonic()
+    result = trainer.train()
+    trained = trainer.model.merge_and_unload() if options.lora_r else trainer.model
+    config = ORMConfig(
+        yes_id=yes_id,
+        no_id=no_id,
+        label_threshold=options.label_threshold,
+        image_width=options.image_width,
+        base_model=str(model),
+        heldout_tasks=tuple(sorted({r.task_id for r in held})),
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # the trainer's own folder stays empty (save_strategy "no")
+        (out / "trainer").rmdir()
+    trained.save_pretrained(out)
+    processor.save_pretrained(out)
+    config.save(out)
+    losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
+    orm = OutcomeRewardModel(trained, processor, config)
+    report = {
+        "model": str(out),
+        "verdicts": str(verdicts),
+        "base_model": str(model),
+        "label": f"site score >= {options.label_threshold}",
+        "split": {
+            "by": "task_id",
+            "train_tasks": len({r.task_id for r in train}),
+            "heldout_tasks": len(config.heldout_tasks),
+            "train_records": len(train),
+            "heldout_records": len(held),
+        },
+        "training": {
+            "examples": len(train_ex),
+            "steps": trainer.state.global_step,
+            "runtime_s": round(time.monotonic() - t0, 1),
+            "train_loss": result.training_loss,
+            "first_logged_loss": losses[0] if losses else None,
+            "last_logged_loss": losses[-1] if losses else None,
+            "options": {**vars(options), "views": list(options.views)},
+        },
+        **evaluate(orm, held_ex, train_ex),
+    }
+    (out / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def evaluate(
+    orm, held: Sequence[Example], train: Sequence[Example] = (), *, fit: bool = True, batch_size: int = 8
+) -> dict[str, Any]:
+    """Per view: the held-out report against the training majority, and (``fit``) the training-set accuracy.
+
+    Without training examples the baseline's class is the held-out set's own majority (an upper bound for it).
+
+    Returns:
+        ``{"heldout": {view: binary_report}, "train_fit": {view: accuracy}}``.
+    """
+    from vcoder.orm.model import ORMInput
+    from vcoder.orm.report import binary_report
+
+    def scores(examples):
+        return orm.p_yes([ORMInput(ex.text, ex.image) for ex in examples], batch_size=batch_size)
+
+    heldout, fits = {}, {}
+    for view in sorted({ex.view for ex in held} | {ex.view for ex in train}):
+        tr = [ex for ex in train if ex.view == view]
+        ho = [ex for ex in held if ex.view == view]
+        rate_of = tr or ho
+        rate = sum(ex.label for ex in rate_of) / len(rate_of)
+        if ho:
+            heldout[view] = binary_report(scores(ho), [ex.label for ex in ho], train_yes_rate=rate)
+        if tr and fit:  # a seeded sample of at most FIT_SAMPLE training examples: underfit or overfit?
+            sample = random.Random(0).sample(tr, min(len(tr), FIT_SAMPLE))
+            fits[view] = sum(int(p >= 0.5) == ex.label for p, ex in zip(scores(sample), sample)) / len(sample)
+    return {"heldout": heldout, "train_fit": fits}
+
+
+def report_on_log(
+    model: str | Path, verdicts: str | Path, *, heldout_only: bool = True, device: str | None = None
+) -> dict[str, Any]:
+    """Score an ORM on a verdict log's held-out tasks (those in its ``orm.json``) or on every record.
+
+    Returns:
+        ``{"model", "verdicts", "records", "heldout": {view: binary_report}}``; the baseline's class is the majority
+        of the log's other (training) records.
+    """
+    from vcoder.orm.model import OutcomeRewardModel
+
+    orm = OutcomeRewardModel.load(model, device=device)
+    records = read_verdicts(verdicts)
+    if not records:
+        raise VerdictLogError(f"verdict log {str(verdicts)!r} has no verdicts; fill it with `vcoder orm collect`")
+    held_ids = set(orm.config.heldout_tasks)
+    chosen = [r for r in records if r.task_id in held_ids] if heldout_only else records
+    if not chosen:
+        raise VerdictLogError(
+            f"none of the {len(records)} records of {str(verdicts)!r} belongs to the ORM's held-out tasks; "
+            "pass --all to score every record"
+        )
+    rest = [r for r in records if r.task_id not in held_ids] if heldout_only else []
+    make = dict(
+        base_dir=Path(verdicts).parent, threshold=orm.config.label_threshold, image_width=orm.config.image_width
+    )
+    result = evaluate(orm, build_examples(chosen, **make), build_examples(rest, **make) if rest else (), fit=False)
+    return {"model": str(model), "verdicts": str(verdicts), "records": len(chosen), "heldout": result["heldout"]}
