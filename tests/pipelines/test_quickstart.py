@@ -22,7 +22,10 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     finally:
         torch.set_num_threads(threads)
     printed = capsys.readouterr().out
-    assert "GRPO mean reward (of 5): start" in printed and "Held-out Design2Code" in printed
+    assert (
+        "GRPO reward (of 5) on the same 16 training pages, greedy: SFT" in printed
+        and "Held-out Design2Code" in printed
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 3 and summary["fast"] is True
     assert set(summary["holdout"]) == {"untrained", "sft", "grpo"}
@@ -32,9 +35,12 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
         assert metrics["n"] == 8
         assert all(0.0 <= metrics[m] <= 1.0 for m in ("block_match", "text", "position", "color", "overall"))
     reward = summary["grpo_reward"]
+    # the probe: the reward mix of greedy completions on the same 16 training pages, SFT model vs GRPO model
+    assert reward["pages"] == 16 and 0.0 <= reward["start"] <= 5.0 and 0.0 <= reward["end"] <= 5.0
+    assert reward["delta"] == pytest.approx(reward["end"] - reward["start"])
+    assert set(reward["components"]["start"]) == {f"{name}_reward" for name in reward["weights"]}
     # 4 optimizer steps, each generation used for two of them: two logged rewards, one per window
-    assert reward["steps"] == 2 and reward["window"] == 1 and 0.0 <= reward["start"] <= 5.0
-    assert reward["pages"] == 16
+    assert reward["sampled"]["steps"] == 2 and reward["sampled"]["window"] == 1
     for name in ("untrained", "sft", "grpo"):
         pages = json.loads((out / "eval" / f"{name}_eval.json").read_text())["pages"]
         assert len(pages) == summary["n_holdout"] == 8

@@ -8,6 +8,7 @@ curves, then prints a summary table and where everything is (summary.json holds 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def add_parser(subparsers, name: str) -> None:
@@ -36,7 +37,7 @@ def run(args) -> int:
     import logging
     import warnings
 
-    from vcoder.pipelines.quickstart import format_summary, run_quickstart
+    from vcoder.pipelines.quickstart import run_quickstart
 
     # the progress bars are the output; library chatter stays out unless -v was given
     if logging.getLogger().level >= logging.WARNING:
@@ -49,3 +50,28 @@ def run(args) -> int:
     summary = run_quickstart(args.out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads)
     print(json.dumps(summary, indent=1) if args.json else format_summary(summary))
     return 0
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """A human-readable table of a quickstart summary."""
+    reward = summary["grpo_reward"]
+    sampled = reward["sampled"]
+    lines = [
+        f"vcoder quickstart (seed {summary['seed']}): {summary['n_train']} training pages, "
+        f"{summary['n_holdout']} held-out pages, {summary['wall_s']:.0f} s wall",
+        "",
+        f"GRPO reward (of {sum(reward['weights'].values()):g}) on the same {reward['pages']} training pages, "
+        f"greedy: SFT {reward['start']:.3f} -> GRPO {reward['end']:.3f} (delta {reward['delta']:+.3f})",
+        f"  sampled, logged (varied pages, first/last {sampled['window']} of {sampled['steps']} generations): "
+        f"{sampled['start']:.3f} -> {sampled['end']:.3f}",
+        "",
+        "Held-out Design2Code (greedy decoding)",
+        f"{'model':<11}" + "".join(f"{m:>13}" for m in ("block_match", "text", "position", "color", "overall")),
+    ]
+    for name, metrics in summary["holdout"].items():
+        row = "".join(f"{metrics[m]:>13.3f}" for m in ("block_match", "text", "position", "color", "overall"))
+        lines.append(f"{name:<11}{row}")
+    lines += ["", "Where everything is:"]
+    lines += [f"  {name:<11} {path}" for name, path in summary["paths"].items() if path]
+    lines.append("  stage times (s): " + ", ".join(f"{k} {v:.0f}" for k, v in summary["timings_s"].items()))
+    return "\n".join(lines)
