@@ -9,7 +9,8 @@ PROBE_PAGES = 8
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path):
+@pytest.mark.timeout(1800)  # a few minutes alone; the 2 cores are often shared
+def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path, record_property):
     import torch
 
     from vcoder.data import to_dataset
@@ -44,6 +45,7 @@ def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path):
     finally:
         torch.set_num_threads(threads)
 
+    record_property("probe_reward", {"start": start, "end": end})
     assert start["pages"] == end["pages"] == PROBE_PAGES
     # greedy decoding on the same pages: only the policy changed between the two scores
     assert end["reward"] > start["reward"] + 0.1, (start, end)
