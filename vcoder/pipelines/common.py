@@ -21,14 +21,17 @@ def known_keys(parser) -> set[str]:
     return {action.dest for action in parser._actions if action.dest != "help"} | {"env"}
 
 
-def _unknown_message(keys: Sequence[str], known: set[str], where: str) -> str:
+def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
+    known = known_keys(parser)
+    # the parser's own dataclasses (VCoderScriptArguments / StepGRPOScriptArguments, the trainer config, ...)
+    owners = [cls.__name__ for cls in getattr(parser, "dataclass_types", ())] or ["the pipeline's arguments"]
     hints = []
     for key in keys:
         close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
         hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (
-        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of VCoderScriptArguments, the "
-        "trainer config or ModelConfig. Fix the spelling or remove them (`vcoder train grpo --help` lists them all)."
+        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of {', '.join(owners)}. Fix the "
+        "spelling or remove them (`vcoder train PIPELINE --help` lists them all)."
     )
 
 
@@ -58,7 +61,7 @@ def check_recipe(parser, path: str) -> dict[str, Any]:
         raise RecipeError(f"config file {path!r} must hold a YAML mapping of option: value, got {type(recipe)}")
     unknown = [key for key in recipe if key not in known_keys(parser)]
     if unknown:
-        raise RecipeError(_unknown_message(unknown, known_keys(parser), f"config file {path!r}"))
+        raise RecipeError(_unknown_message(parser, unknown, f"config file {path!r}"))
     return recipe
 
 
@@ -87,7 +90,7 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
     _, remaining = parser.parse_known_args(flags)
     if remaining:
         unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
-        raise RecipeError(_unknown_message(unknown or remaining, known_keys(parser), "command line"))
+        raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
     parsed = parser.parse_args_and_config(argv)
     return tuple(parsed)
 
