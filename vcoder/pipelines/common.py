@@ -202,7 +202,7 @@ def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -
 def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None) -> dict:
     """Train (resuming if asked), save model and state to ``output_dir``, score the holdout on the main process.
 
-    Shared by the GRPO and SFT pipelines.
+    Shared by the pipelines (Step-GRPO has no holdout: pass None).
 
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
@@ -216,7 +216,7 @@ def train_and_save(trainer, holdout, script_args, training_args, *, resume: str 
         "train_runtime": result.metrics.get("train_runtime"),
         "holdout": None,
     }
-    if script_args.eval_holdout and holdout is not None and trainer.accelerator.is_main_process:
+    if holdout is not None and script_args.eval_holdout and trainer.accelerator.is_main_process:
         from vcoder.pipelines.heldout import evaluate_model, write_eval
 
         metrics = evaluate_model(
@@ -229,4 +229,29 @@ def train_and_save(trainer, holdout, script_args, training_args, *, resume: str 
         write_eval(metrics, training_args.output_dir)
         summary["holdout"] = metrics["mean"]
     trainer.accelerator.wait_for_everyone()
+    return summary
+
+
+def run_pipeline(build, script_args, training_args, model_args, *, name: str) -> dict:
+    """The pipelines' shared ``main``: resolve the resume point, warn when the disk is short (main process, before
+    spending hours), build the trainer, train, save and score the holdout.
+
+    Args:
+        build: ``build(script_args, training_args, model_args) -> (trainer, holdout rows or None)``.
+        script_args: the pipeline's script arguments.
+        training_args: its trainer config.
+        model_args: TRL ``ModelConfig``.
+        name: the pipeline's name for the log.
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
+    """
+    from vcoder.pipelines.disk import check_free_space
+
+    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
+    if training_args.process_index == 0:
+        check_free_space(training_args, model_args)
+    trainer, holdout = build(script_args, training_args, model_args)
+    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
+    logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)
     return summary
