@@ -1,7 +1,7 @@
 """`vcoder train grpo|sft|step-grpo --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
 
 The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `.sft`, `.step_grpo`); for
-several processes use accelerate launch (on CPU: `python -m torch.distributed.run --nproc_per_node N -m ...`). Before training each pipeline estimates what the run will write to output_dir
+several processes use accelerate launch (two CPU processes: `--config_file configs/accelerate/cpu_2proc.yaml`). Before training each pipeline estimates what the run will write to output_dir
 (model, checkpoints with optimizer state, save_total_limit) and warns when the disk has less free space.
 """
 

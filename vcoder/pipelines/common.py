@@ -251,6 +251,8 @@ def run_pipeline(build, script_args, training_args, model_args, *, name: str) ->
     resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
     if training_args.process_index == 0:
         check_free_space(training_args, model_args)
+    # one line per process: a multi-process launch that started fewer processes than asked shows here
+    logger.info("%s: process %d of %d", name, training_args.process_index, training_args.world_size)
     trainer, holdout = build(script_args, training_args, model_args)
     summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
     logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)

@@ -3,7 +3,8 @@
 Run it on one process, or many with accelerate (each process owns its browser pool, so rewards scale with it):
 
     accelerate launch -m vcoder.pipelines.grpo --config configs/grpo/qwen2_5_vl_3b.yaml
-    accelerate launch --num_processes 2 --cpu -m vcoder.pipelines.grpo --config configs/tiny_cpu_grpo.yaml
+    accelerate launch --config_file configs/accelerate/cpu_2proc.yaml -m vcoder.pipelines.grpo \
+        --config configs/tiny_cpu_grpo.yaml
     vcoder train grpo --config configs/tiny_cpu_grpo.yaml --max_steps 20
 
 (``vcoder/pipelines/training.py``, the file this pipeline had before, still launches it for existing scripts.)

@@ -183,10 +183,8 @@ def main(script_args, training_args, model_args) -> dict:
     from vcoder.pipelines.common import run_pipeline
 
     def build(script_args, training_args, model_args):
-        trainer = build_trainer(script_args, training_args, model_args)
-        state = trainer.accelerator.state
-        logger.info("Step-GRPO: process %d of %d", state.process_index, state.num_processes)
-        return trainer, None  # no holdout: WebGen-Bench (`vcoder eval webgen-bench`) measures the policy
+        # no holdout: WebGen-Bench (`vcoder eval webgen-bench`) measures the policy
+        return build_trainer(script_args, training_args, model_args), None
 
     return run_pipeline(build, script_args, training_args, model_args, name="Step-GRPO")
 
