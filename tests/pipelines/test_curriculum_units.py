@@ -4,6 +4,7 @@ outcome summary, the recorder and the recipe checks (no model, no browser)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from collections import Counter
@@ -144,7 +145,13 @@ def test_recorder_keeps_values_name_and_asyncness():
     assert asyncio.run(wrapped(completions, id=["a", "b", "c"])) == [12.0, None, 5.0]
     assert recorder.wrap(plain_reward)(completions, id=["a", "b", "c"]) == [0.5, 0.25, 1.0]
     got = [(r["task_id"], r["completion"], r["score"]) for r in recorder.records]
-    assert got == [("a", "one", 1.0), ("c", "three", 0.5), ("a", "one", 0.05), ("b", "two", 0.025), ("c", "three", 0.1)]
+    assert got == [
+        ("a", "one", 1.0),
+        ("c", "three", 0.5),
+        ("a", "one", 0.05),
+        ("b", "two", 0.025),
+        ("c", "three", 0.1),
+    ]
 
 
 def test_config_errors_name_the_fix(tmp_path):
@@ -182,6 +189,7 @@ def test_recipes_parse_with_their_training_recipe(name, tmp_path):
     model.mkdir()
     (model / "config.json").write_text(json.dumps({}))
     config = load_config(os.path.join(ROOT, "configs", "curriculum", name))
+    config = dataclasses.replace(config, train_overrides={**config.train_overrides, "use_cpu": True})  # no GPU here
     assert config.beta > 0 and (config.band_low, config.band_high) == (0.05, 0.75)
     script_args, training_args, _ = parse_train_recipe(config, model=str(model), output_dir=str(tmp_path / "out"))
     assert training_args.beta == config.beta and training_args.save_strategy == "no"

@@ -44,14 +44,21 @@ def _case(text="Click the button", structured=True):
     return case
 
 
-GOOD_A = {"instruction": "Build a stopwatch page with a start button (id go) and a time display", "ui_instruct": [_case()]}
-GOOD_B = {"instruction": "Build a recipe card page whose ingredients list can be collapsed", "ui_instruct": [_case("Fold")]}
+GOOD_A = {
+    "instruction": "Build a stopwatch page with a start button (id go) and a time display",
+    "ui_instruct": [_case()],
+}
+GOOD_B = {
+    "instruction": "Build a recipe card page whose ingredients list can be collapsed",
+    "ui_instruct": [_case("Fold")],
+}
 GOOD_C = {"instruction": "Build a quiz page that shows the score after the last question", "ui_instruct": [_case()]}
 DUPLICATE = {"instruction": POOL[0]["instruction"] + " please", "ui_instruct": [_case(structured=False)]}
 NO_CASES = {"instruction": "Build a page with nothing to test in it at all", "ui_instruct": []}
-BAD_STEP = {"instruction": "Build a page whose test uses an action that does not exist", "ui_instruct": [
-    {"task": "Teleport", "steps": [{"action": "teleport", "target": "#x"}]}
-]}
+BAD_STEP = {
+    "instruction": "Build a page whose test uses an action that does not exist",
+    "ui_instruct": [{"task": "Teleport", "steps": [{"action": "teleport", "target": "#x"}]}],
+}
 REPLIES = [
     "Here you go:\n```json\n" + json.dumps([GOOD_A, NO_CASES, DUPLICATE]) + "\n```",
     "I am sorry, I cannot write tasks today.",
@@ -90,12 +97,19 @@ def test_writer_parses_filters_and_counts_by_reason():
     assert result.rejected == Counter({"schema": 2, "unparseable": 1})
     assert [c["id"] for c in result.candidates] == ["llm-p2-0", "llm-p2-1", "llm-p2-2", "llm-p2-3"]
     assert [c["instruction"] for c in result.candidates] == [
-        GOOD_A["instruction"], DUPLICATE["instruction"], GOOD_B["instruction"], GOOD_C["instruction"]
+        GOOD_A["instruction"],
+        DUPLICATE["instruction"],
+        GOOD_B["instruction"],
+        GOOD_C["instruction"],
     ]
     assert result.candidates[0]["test_cases"][0]["steps"] == [{"action": "click", "target": "#go"}]
     # each request shows one failure (cycling) and asks for ceil(6 / 3) = 2 tasks
     shown = [json.loads(b["messages"][1]["content"].split(":\n", 1)[1].split("\n\nWrite")[0]) for b in server.bodies]
-    assert [s[0]["instruction"] for s in shown] == [POOL[0]["instruction"], POOL[1]["instruction"], POOL[0]["instruction"]]
+    assert [s[0]["instruction"] for s in shown] == [
+        POOL[0]["instruction"],
+        POOL[1]["instruction"],
+        POOL[0]["instruction"],
+    ]
     assert all("Write 2 new tasks" in b["messages"][1]["content"] for b in server.bodies)
     assert [b["seed"] for b in server.bodies] == [5, 6, 7] and server.bodies[0]["temperature"] == 0.8
 
@@ -110,7 +124,9 @@ def test_grow_pool_with_the_writer_reports_all_rejections():
     with ScriptedServer(REPLIES) as server:
         config = _config(server.base_url)
         writer = TaskWriter(server.base_url, "scripted", failures_shown=1, requests=3)
-        grown = grow_pool(config, 0, POOL, _summary(), predict=lambda ts: [PREDICTED[t["instruction"]] for t in ts], writer=writer)
+        grown = grow_pool(
+            config, 0, POOL, _summary(), predict=lambda ts: [PREDICTED[t["instruction"]] for t in ts], writer=writer
+        )
     assert grown["source"] == "llm" and grown["generated"] == 6  # 4 schema-valid + 2 schema-invalid elements
     assert [t["instruction"] for t in grown["accepted"]] == [GOOD_A["instruction"]]
     assert grown["rejected"] == {"schema": 2, "unparseable": 1, "duplicate": 1, "too_easy": 1, "too_hard": 1}

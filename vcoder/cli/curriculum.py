@@ -46,9 +46,9 @@ def run(args) -> int:
     import json
     import sys
 
+    from vcoder.pipelines.common import RecipeError
     from vcoder.pipelines.curriculum import RunFolderError, run_curriculum
     from vcoder.pipelines.curriculum_config import CurriculumConfigError, load_config
-    from vcoder.pipelines.common import RecipeError
 
     def show(report: dict) -> None:
         line = {k: report[k] for k in ("phase", "success_rate", "pool_size", "generated", "accepted", "rejected")}

@@ -36,9 +36,8 @@ def run(args) -> int:
     import os
     import sys
 
-    from vcoder.pipelines.plots import plot_runs
-
     from vcoder.pipelines.curriculum_plot import is_curriculum_dir, plot_curriculum
+    from vcoder.pipelines.plots import plot_runs
 
     runs = [*args.run_dir, *args.runs]
     out = args.out or os.path.join(runs[0], "curves")

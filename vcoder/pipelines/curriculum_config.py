@@ -61,7 +61,9 @@ class CurriculumConfig:
         metadata={"help": f"Success predictor of candidates, one of {PREDICTORS} (orm needs orm_model)."},
     )
     predictor_samples: int = field(default=4, metadata={"help": "orm predictor: policy samples per candidate."})
-    orm_model: str | None = field(default=None, metadata={"help": "An ORM folder (vcoder orm train): predictor/report."})
+    orm_model: str | None = field(
+        default=None, metadata={"help": "An ORM folder (vcoder orm train): predictor/report."}
+    )
     writer_base_url: str | None = field(
         default=None, metadata={"help": "OpenAI-compatible endpoint of the task-writing LLM (None: offline only)."}
     )

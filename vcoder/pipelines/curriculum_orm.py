@@ -32,7 +32,9 @@ def orm_p_yes(orm, tasks: Sequence[Mapping[str, Any]], completions: Sequence[str
         if not html or not result.ok:
             continue
         summary = page_summary(html, [b.text for b in result.layout.text_blocks])
-        inputs.append(ORMInput(orm_prompt(task["instruction"], list(task.get("test_cases") or []), summary), result.pil()))
+        inputs.append(
+            ORMInput(orm_prompt(task["instruction"], list(task.get("test_cases") or []), summary), result.pil())
+        )
         where.append(i)
     out = [0.0] * len(htmls)
     for i, p in zip(where, orm.p_yes(inputs) if inputs else []):

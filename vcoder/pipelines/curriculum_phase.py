@@ -118,7 +118,9 @@ def grow_pool(config, phase: int, pool: list, summary: dict, *, predict, writer=
     }
 
 
-def run_phase(config, run_dir: Path, phase: int, pool: list, buffer: list, start_model: str, *, writer=None, predict=None):
+def run_phase(
+    config, run_dir: Path, phase: int, pool: list, buffer: list, start_model: str, *, writer=None, predict=None
+):
     """Run phase ``phase`` in ``run_dir/phase_<phase>`` and return its report (see the module docstring for files).
 
     Args:
@@ -148,7 +150,9 @@ def run_phase(config, run_dir: Path, phase: int, pool: list, buffer: list, start
     script_args = parsed[0]
     with BrowserPool(max_pages=2) as browser:
         rows = task_rows(pool, trainer=config.trainer, script_args=script_args, pool=browser)
-        replay_rows = task_rows([b["task"] for b in buffer], trainer=config.trainer, script_args=script_args, pool=browser)
+        replay_rows = task_rows(
+            [b["task"] for b in buffer], trainer=config.trainer, script_args=script_args, pool=browser
+        )
     if config.trainer == "grpo":
         recorder = OutcomeRecorder()
     else:
@@ -156,7 +160,9 @@ def run_phase(config, run_dir: Path, phase: int, pool: list, buffer: list, start
         recorder = OutcomeRecorder(scale=lambda r: max(0.0, r) / top)
     trainer = build_phase_trainer(config.trainer, parsed, rows, recorder, success_reward=config.success_reward)
     reference = reference_model(trainer, start_model)
-    probs = geometric_mean_probs(trainer.model, trainer.processing_class, replay_rows, [b["completion"] for b in buffer])
+    probs = geometric_mean_probs(
+        trainer.model, trainer.processing_class, replay_rows, [b["completion"] for b in buffer]
+    )
     kept, replay = replay_filter(probs, low=config.replay_low, high=config.replay_high)
     trainer.set_replay(
         [replay_rows[i] for i in kept],

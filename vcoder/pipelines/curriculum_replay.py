@@ -94,7 +94,9 @@ class ReplayLossMixin:
         self._replay_order = itertools.cycle(range(len(rows))) if rows else None
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        loss = super().compute_loss(model, inputs, return_outputs=return_outputs, num_items_in_batch=num_items_in_batch)
+        loss = super().compute_loss(
+            model, inputs, return_outputs=return_outputs, num_items_in_batch=num_items_in_batch
+        )
         order = getattr(self, "_replay_order", None)
         if order is None or self.replay_weight <= 0 or self.replay_batch_size <= 0 or not model.training:
             return loss

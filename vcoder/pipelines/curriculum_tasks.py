@@ -36,9 +36,7 @@ def check_kinds(kinds: Sequence[str], *, trainer: str) -> None:
 
     if not kinds:
         raise ValueError("kinds is empty; name at least one offline task kind, e.g. [screenshot-0]")
-    allowed = (
-        tuple(f"{SCREENSHOT_PREFIX}{d}" for d in range(4)) if trainer == "grpo" else interactive_kinds()
-    )
+    allowed = tuple(f"{SCREENSHOT_PREFIX}{d}" for d in range(4)) if trainer == "grpo" else interactive_kinds()
     bad = [k for k in kinds if k not in allowed]
     if bad:
         hints = []

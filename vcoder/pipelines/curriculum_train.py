@@ -75,7 +75,9 @@ def step_score_scale(script_args) -> float:
     return float(script_args.screenshot_weight + script_args.gui_weight) or 1.0
 
 
-def build_phase_trainer(trainer_kind: str, parsed: tuple, rows: list[dict[str, Any]], recorder, *, success_reward: str):
+def build_phase_trainer(
+    trainer_kind: str, parsed: tuple, rows: list[dict[str, Any]], recorder, *, success_reward: str
+):
     """The phase's trainer (with :class:`~vcoder.pipelines.curriculum_replay.ReplayLossMixin`), its success reward
     wrapped by ``recorder``."""
     script_args, training_args, model_args = parsed
@@ -103,7 +105,9 @@ def reference_model(trainer, expected: str) -> str:
     ref = trainer.accelerator.unwrap_model(trainer.ref_model)
     name = get_config_model_id(ref.config)
     if os.path.abspath(name) != os.path.abspath(expected):
-        raise RuntimeError(f"the phase's KL reference was loaded from {name!r}, not from the phase's start {expected!r}")
+        raise RuntimeError(
+            f"the phase's KL reference was loaded from {name!r}, not from the phase's start {expected!r}"
+        )
     return name
 
 
