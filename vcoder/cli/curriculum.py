@@ -43,6 +43,7 @@ def _overrides(items: list[str]) -> dict:
 
 
 def run(args) -> int:
+    import contextlib
     import json
     import sys
 
@@ -50,13 +51,16 @@ def run(args) -> int:
     from vcoder.pipelines.curriculum import RunFolderError, run_curriculum
     from vcoder.pipelines.curriculum_config import CurriculumConfigError, load_config
 
+    stdout = sys.stdout  # one JSON line per phase; the trainers' progress prints go to stderr
+
     def show(report: dict) -> None:
         line = {k: report[k] for k in ("phase", "success_rate", "pool_size", "generated", "accepted", "rejected")}
-        print(json.dumps(line), flush=True)
+        print(json.dumps(line), file=stdout, flush=True)
 
     try:
         config = load_config(args.config, overrides=_overrides(args.set))
-        summary = run_curriculum(config, args.out, stop_after=args.max_phases, on_phase=show)
+        with contextlib.redirect_stdout(sys.stderr):
+            summary = run_curriculum(config, args.out, stop_after=args.max_phases, on_phase=show)
     except (CurriculumConfigError, RunFolderError, RecipeError, ValueError) as exc:
         print(f"vcoder curriculum: {exc}", file=sys.stderr)
         return 2
