@@ -63,6 +63,17 @@ def test_filter_counts_each_reason_and_keeps_band():
     assert seen == [["b", "c", "d", "e"]]  # duplicates never reach the (costly) predictor
 
 
+def test_generator_tasks_are_deduplicated_by_id_only():
+    pool = initial_pool(["counter"], 1, seed=0)
+    same_template = new_offline_tasks(["counter"], phase=0, base_seed=0)[0]
+    assert ngram_overlap(same_template["instruction"], pool[0]["instruction"], n=3) > 0.5
+    written = {**same_template, "id": "llm-p0-0", "source": "llm"}
+    accepted, rejected, _ = filter_candidates(
+        [same_template, dict(pool[0]), written], pool, lambda ts: [0.5] * len(ts), low=0.05, high=0.75, max_overlap=0.5
+    )
+    assert [t["id"] for t in accepted] == ["counter-10000"] and rejected == Counter({"duplicate": 2})
+
+
 def test_ngram_overlap_known_values():
     assert ngram_overlap("a b c d", "a b c d", n=2) == 1.0
     assert ngram_overlap("a b c d", "x b c y", n=2) == pytest.approx(1 / 3)

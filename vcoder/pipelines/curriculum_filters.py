@@ -5,8 +5,10 @@ In order, each rejection counted under its reason:
 - ``schema``: the candidate is not a mapping with a non-empty ``instruction`` and valid test cases (WebGen-Bench's
   ``ui_instruct`` or ``test_cases``; structured ``steps``/``expect`` checked by :func:`vcoder.agents.policy.parse_cases`)
   — unparseable writer replies are counted as ``unparseable`` by the writer before they get here;
-- ``duplicate``: the same id as a pool task, or more than ``max_overlap`` of its word n-grams already in one pool
-  task's instruction (or in an earlier accepted candidate's);
+- ``duplicate``: the same id as a pool task (a generator task: same kind and seed), or, for a written task, more
+  than ``max_overlap`` of its word n-grams already in one pool task's instruction (or an earlier candidate's). The
+  generators' own tasks are not n-gram checked: one template with other names and numbers is what they are made to
+  give, and they differ in what the tests check;
 - ``unpredicted``: the predictor could not judge it (None);
 - ``too_hard`` / ``too_easy``: predicted success below ``low`` / above ``high`` (WebRL keeps [0.05, 0.75]).
 
@@ -117,10 +119,12 @@ def filter_candidates(
     """
     rejected: Counter = Counter()
     ids = {t["id"] for t in pool}
-    texts = [t["instruction"] for t in pool if t.get("source") == "llm" or t.get("test_cases")]
+    texts = [t["instruction"] for t in pool if t.get("test_cases")]
     fresh = []
     for cand in candidates:
-        dup = cand["id"] in ids or any(ngram_overlap(cand["instruction"], t, n=n) > max_overlap for t in texts)
+        dup = cand["id"] in ids
+        if not dup and cand.get("source") == "llm":
+            dup = any(ngram_overlap(cand["instruction"], t, n=n) > max_overlap for t in texts)
         if dup:
             rejected["duplicate"] += 1
             continue
