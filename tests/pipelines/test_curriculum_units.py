@@ -211,3 +211,20 @@ def test_recipes_parse_with_their_training_recipe(name, tmp_path):
         from vcoder.pipelines.step_config import check_step_config
 
         check_step_config(script_args, training_args)
+
+
+def test_kind_predictor_uses_kind_rate_overall_rate_and_parents():
+    from vcoder.pipelines.curriculum_phase import kind_predictor
+
+    summary = {
+        "per_kind": {"screenshot-0": None, "screenshot-1": 0.3},
+        "success_rate": 0.2,
+        "per_task": {"p": {"success_rate": 0.1}, "q": {"success_rate": 0.4}},
+    }
+    tasks = [
+        {"kind": "screenshot-0", "source": "generator"},
+        {"kind": "screenshot-1", "source": "generator"},
+        {"kind": "llm", "source": "llm", "parents": ["p", "q"]},
+        {"kind": "llm", "source": "llm", "parents": []},
+    ]
+    assert kind_predictor(summary)(tasks) == [0.2, 0.3, pytest.approx(0.25), None]

@@ -49,8 +49,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _kind_predictor(summary: dict[str, Any]):
-    """Offline prediction: a generator task's kind's success rate; an LLM task's, its parents' mean rate."""
+def kind_predictor(summary: dict[str, Any]):
+    """Offline prediction: a generator task's kind's success rate (the phase's overall rate for a kind no rollout
+    tried); a written task's, the mean rate of the failures it was written from."""
 
     def predict(tasks: list[dict[str, Any]]) -> list[float | None]:
         out = []
@@ -59,7 +60,8 @@ def _kind_predictor(summary: dict[str, Any]):
                 rates = [summary["per_task"][p]["success_rate"] for p in task.get("parents", ())]
                 out.append(sum(rates) / len(rates) if rates else None)
             else:
-                out.append(summary["per_kind"].get(task["kind"]))
+                rate = summary["per_kind"].get(task["kind"])
+                out.append(summary["success_rate"] if rate is None else rate)
         return out
 
     return predict
@@ -188,7 +190,7 @@ def run_phase(
             )
             grown = grow_pool(config, phase, pool, summary, predict=predictor, writer=writer)
     else:
-        grown = grow_pool(config, phase, pool, summary, predict=predict or _kind_predictor(summary), writer=writer)
+        grown = grow_pool(config, phase, pool, summary, predict=predict or kind_predictor(summary), writer=writer)
     next_pool = [*pool, *grown["accepted"]]
     new_buffer = grow_buffer(
         buffer,
