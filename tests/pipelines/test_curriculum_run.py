@@ -114,3 +114,38 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
     )
     assert other.returncode == 2
     assert "made by another curriculum config (band_high: 0.75 -> 0.6)" in other.stderr
+
+
+def test_step_grpo_phase_records_episodes(tiny_vlm_dir, tmp_path):
+    """The Step-GRPO backend in process: one phase of episodes on generated interactive tasks. The random tiny
+    model never writes a well-formed turn (final reward -1), so every rollout scores 0.0 and every task failed."""
+    from vcoder.pipelines.curriculum import run_curriculum
+    from vcoder.pipelines.curriculum_config import config_from_mapping
+
+    config = config_from_mapping(
+        {
+            "trainer": "step_grpo",
+            "train_recipe": os.path.join(ROOT, "configs", "step_grpo", "tiny_cpu.yaml"),
+            "model_name_or_path": str(tiny_vlm_dir),
+            "train_overrides": {
+                "max_steps": 1,
+                "max_turns": 1,
+                "per_device_train_batch_size": 2,
+                "num_generations": 2,
+            },
+            "phases": 2,
+            "kinds": ["counter", "todo"],
+            "initial_pool_size": 2,
+            "new_tasks_per_phase": 2,
+            "replay_weight": 0.0,
+        }
+    )
+    summary = run_curriculum(config, tmp_path / "run", stop_after=1)
+    (report,) = summary["phases"]
+    assert not summary["complete"] and report["reference_model"] == str(tiny_vlm_dir)
+    assert report["eval"]["n_rollouts"] == 2 and report["eval"]["tasks_seen"] == 1
+    assert report["success_rate"] == 0.0 and report["eval"]["mean_score"] == 0.0
+    # the untried kind is predicted at the phase's overall rate (0.0): both new tasks are too hard
+    assert report["generated"] == 2 and report["accepted"] == 0 and report["rejected"] == {"too_hard": 2}
+    outcomes = [json.loads(line) for line in open(tmp_path / "run" / "phase_0" / "outcomes.jsonl")]
+    assert len(outcomes) == 2 and all(o["completion"] for o in outcomes)

@@ -162,10 +162,11 @@ def run_phase(
         recorder = OutcomeRecorder(scale=lambda r: max(0.0, r) / top)
     trainer = build_phase_trainer(config.trainer, parsed, rows, recorder, success_reward=config.success_reward)
     reference = reference_model(trainer, start_model)
-    probs = geometric_mean_probs(
-        trainer.model, trainer.processing_class, replay_rows, [b["completion"] for b in buffer]
-    )
-    kept, replay = replay_filter(probs, low=config.replay_low, high=config.replay_high)
+    kept, replay = [], {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
+    if config.replay_weight > 0:  # weight 0 switches replay off: nothing to score
+        completions = [b["completion"] for b in buffer]
+        probs = geometric_mean_probs(trainer.model, trainer.processing_class, replay_rows, completions)
+        kept, replay = replay_filter(probs, low=config.replay_low, high=config.replay_high)
     trainer.set_replay(
         [replay_rows[i] for i in kept],
         [buffer[i]["completion"] for i in kept],
