@@ -65,7 +65,9 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
         assert proc.poll() is None, "the run ended before phase 0 completed"
         assert time.monotonic() < deadline, "phase 0 did not complete in 15 minutes"
         time.sleep(1)
-    time.sleep(5)  # into phase 1
+    while not (out / "phase_1" / "pool.jsonl").exists():  # phase 1 has started (its first file)
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     first = proc.stdout.read().splitlines()
