@@ -84,6 +84,7 @@ def _config(url, **extra):
             "writer_model": "scripted",
             "writer_requests": 3,
             "writer_failures_shown": 1,
+            "replay_weight": 0.0,
             **extra,
         }
     )
