@@ -35,6 +35,29 @@ def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
     )
 
 
+def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception]) -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping (a recipe); ``error`` says what is wrong, naming ``what`` and path.
+
+    Args:
+        path: the file.
+        what: how messages name it (``"config file"``, ``"curriculum recipe"``).
+        see: where to find good ones (``"configs/"``).
+        error: the exception class to raise.
+    """
+    import yaml
+
+    if not os.path.isfile(path):
+        raise error(f"{what} {path!r} does not exist; pass an existing YAML recipe (see {see})")
+    with open(path) as handle:
+        try:
+            data = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            raise error(f"{what} {path!r} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
+    return data
+
+
 def check_recipe(parser, path: str) -> dict[str, Any]:
     """Load a YAML recipe and refuse unknown keys before TRL sees them (its message names neither key nor file).
 
@@ -48,17 +71,7 @@ def check_recipe(parser, path: str) -> dict[str, Any]:
     Raises:
         RecipeError: the file is missing, is not a mapping, or has keys no dataclass knows.
     """
-    import yaml
-
-    if not os.path.isfile(path):
-        raise RecipeError(f"config file {path!r} does not exist; pass an existing YAML recipe (see configs/)")
-    with open(path) as handle:
-        try:
-            recipe = yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise RecipeError(f"config file {path!r} is not valid YAML: {exc}") from exc
-    if not isinstance(recipe, dict):
-        raise RecipeError(f"config file {path!r} must hold a YAML mapping of option: value, got {type(recipe)}")
+    recipe = load_yaml_mapping(path, what="config file", see="configs/", error=RecipeError)
     unknown = [key for key in recipe if key not in known_keys(parser)]
     if unknown:
         raise RecipeError(_unknown_message(parser, unknown, f"config file {path!r}"))

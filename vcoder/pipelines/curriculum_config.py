@@ -13,7 +13,6 @@ import dataclasses
 import difflib
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,17 +188,9 @@ def load_config(path: str, *, overrides: dict[str, Any] | None = None) -> Curric
     Raises:
         CurriculumConfigError: a missing file, bad YAML, an unknown key (with a suggestion) or a bad value.
     """
-    import yaml
+    from vcoder.pipelines.common import load_yaml_mapping
 
-    if not os.path.isfile(path):
-        raise CurriculumConfigError(f"curriculum recipe {path!r} does not exist; see configs/curriculum/")
-    with open(path) as handle:
-        try:
-            data = yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise CurriculumConfigError(f"curriculum recipe {path!r} is not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise CurriculumConfigError(f"curriculum recipe {path!r} must hold a mapping, got {type(data).__name__}")
+    data = load_yaml_mapping(path, what="curriculum recipe", see="configs/curriculum/", error=CurriculumConfigError)
     data.update(overrides or {})
     return config_from_mapping(data, where=f"curriculum recipe {path!r}")
 
