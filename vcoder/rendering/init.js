@@ -1,9 +1,21 @@
 // Determinism shim, installed as an init script in every document before the page's own scripts run.
 // It exposes window.__vcoder (non-enumerable, frozen) to vcoder's capture script: doc(), sleep(), settle(),
-// pause(), after().
+// pause(), after(), frame().
 (() => {
   const realSetTimeout = window.setTimeout.bind(window);
   const realClearTimeout = window.clearTimeout.bind(window);
+  const realFrame = window.requestAnimationFrame.bind(window);
+
+  // ---- isolation: the tab keeps window.name across navigations, so a render could read what an earlier one (a
+  // fresh origin on the same site) wrote; a top-level document starts with none, unless a document of its own
+  // origin navigated to it (a live page following its own link keeps it, as in any browser)
+  if (window === window.top) {
+    let own = false;
+    try {
+      own = document.referrer !== "" && new URL(document.referrer).origin === location.origin;
+    } catch (e) {}
+    if (!own) window.name = "";
+  }
 
   // ---- the document's identity ----
   // one token per document, so the capture can tell whether its layout and its screenshot saw the same one;
@@ -79,6 +91,7 @@
   let realHandle = null;
   let inflight = 0; // fetches, response bodies and XHRs under way
   const settleWaiters = [];
+  let confirming = false; // a settled state waits one real task to be confirmed
   const channel = new MessageChannel(); // a macrotask per timer, unclamped, so real events interleave as usual
 
   const schedule = () => {
@@ -142,7 +155,16 @@
         if (!paused && next) fire(next);
       }, (t.due - clockUs) / 1000);
     }
-    if (settled()) for (const resolve of settleWaiters.splice(0)) resolve();
+    if (settled() && settleWaiters.length && !confirming) {
+      // quiet now; quiet still after one more real task: work the page queued for itself outside the timers (a
+      // framework's scheduler posts messages, e.g. React's commit after a fetch's data arrives) runs first
+      confirming = true;
+      realSetTimeout(() => {
+        confirming = false;
+        if (settled()) for (const resolve of settleWaiters.splice(0)) resolve();
+        else schedule();
+      }, 0);
+    }
   };
 
   window.setTimeout = function setTimeout(fn, ms, ...args) {
@@ -249,12 +271,18 @@
         if (realHandle !== null) realClearTimeout(realHandle);
         realHandle = null;
       },
-      // the screenshot is taken: timers go on, and the capture learns which document the page shows now
-      after: () => {
-        paused = false;
-        schedule();
+      // the screenshot is taken: the capture learns which document the page shows now; a live page's timers go
+      // on (resume), a rendered page's stay stopped: nothing it scheduled runs until the next render replaces it
+      after: (resume) => {
+        if (resume) {
+          paused = false;
+          schedule();
+        }
         return identity();
       },
+      // resolves after the next real frame is produced: a screenshot asked for before a new document's first
+      // compositor frame fails ("Unable to capture screenshot")
+      frame: () => new Promise((resolve) => realFrame(() => realSetTimeout(resolve, 0))),
     }),
   });
 
