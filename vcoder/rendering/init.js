@@ -91,13 +91,37 @@
   let realHandle = null;
   let inflight = 0; // fetches, response bodies and XHRs under way
   const settleWaiters = [];
-  let confirming = false; // a settled state waits one real task to be confirmed
   const channel = new MessageChannel(); // a macrotask per timer, unclamped, so real events interleave as usual
+  // Work a page queues for itself outside the timers runs in message tasks (React's scheduler commits in one, and
+  // yields between slices by posting the next): settled also means two of our own message tasks in a row saw no
+  // timer due, no fetch and no message posted by the page since the previous one (bounded by the capture's wait).
+  const realPost = MessagePort.prototype.postMessage;
+  const post = (port) => realPost.call(port, null);
+  let posted = false;
+  MessagePort.prototype.postMessage = function postMessage(...args) {
+    posted = true;
+    return realPost.apply(this, args);
+  };
+  const realWindowPost = window.postMessage;
+  window.postMessage = function postMessage(...args) {
+    posted = true;
+    return realWindowPost.apply(this, args);
+  };
+  const confirmChannel = new MessageChannel();
+  let confirming = false;
+  let quiet = 0;
+  const confirm = () => {
+    if (!confirming) {
+      confirming = true;
+      posted = false;
+      post(confirmChannel.port2);
+    }
+  };
 
   const schedule = () => {
     if (!pumpQueued && !paused) {
       pumpQueued = true;
-      channel.port2.postMessage(null);
+      post(channel.port2);
     }
   };
   const addUs = (fn, delayUs, args, every, nested) => {
@@ -155,16 +179,17 @@
         if (!paused && next) fire(next);
       }, (t.due - clockUs) / 1000);
     }
-    if (settled() && settleWaiters.length && !confirming) {
-      // quiet now; quiet still after one more real task: work the page queued for itself outside the timers (a
-      // framework's scheduler posts messages, e.g. React's commit after a fetch's data arrives) runs first
-      confirming = true;
-      realSetTimeout(() => {
-        confirming = false;
-        if (settled()) for (const resolve of settleWaiters.splice(0)) resolve();
-        else schedule();
-      }, 0);
-    }
+    if (settled() && settleWaiters.length) confirm();
+  };
+
+  confirmChannel.port1.onmessage = () => {
+    confirming = false;
+    quiet = settled() && !posted ? quiet + 1 : 0;
+    if (quiet >= 2) {
+      quiet = 0;
+      for (const resolve of settleWaiters.splice(0)) resolve();
+    } else if (settled()) confirm();
+    else schedule(); // the pump confirms again once it is settled
   };
 
   window.setTimeout = function setTimeout(fn, ms, ...args) {
@@ -259,12 +284,11 @@
       sleep: (ms) => new Promise((resolve) => realSetTimeout(resolve, ms)),
       // resolves when no timer is left to fast-forward and nothing is being fetched
       settle: () =>
-        settled()
-          ? Promise.resolve()
-          : new Promise((resolve) => {
-              settleWaiters.push(resolve);
-              schedule();
-            }),
+        new Promise((resolve) => {
+          settleWaiters.push(resolve);
+          if (settled()) confirm();
+          else schedule();
+        }),
       // no timer or frame runs from the layout read until after the screenshot
       pause: () => {
         paused = true;
