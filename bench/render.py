@@ -15,6 +15,7 @@ and every descendant (Playwright's node driver, each Chromium process tree, exit
     python bench/render.py --n 120 --reps 3            # pool / raw / naive at N=2, JSON on stdout
     python bench/render.py --n 60 --sweep              # pool at max_pages 1, 2, 4, 8
     python bench/render.py --executable /usr/lib/chromium/chromium-headless-shell   # every side on that binary
+    python bench/render.py --raw-executable /usr/bin/chromium   # the baselines on Debian's full chromium
 """
 
 from __future__ import annotations
@@ -270,11 +271,11 @@ def pixels_equal(a: list[bytes], b: list[bytes]) -> float:
 async def compare(args) -> dict:
     pages, n = bench_pages(args.n), args.concurrency
     inlined = inline_variant(pages)
-    exe = args.executable
+    exe, base_exe = args.executable, args.raw_executable or args.executable
     sides = {
         "pool": PoolSide(n, exe),
-        "raw": PlaywrightSide(n, naive=False, executable=exe),
-        "naive": PlaywrightSide(n, naive=True, executable=exe),
+        "raw": PlaywrightSide(n, naive=False, executable=base_exe),
+        "naive": PlaywrightSide(n, naive=True, executable=base_exe),
     }
     inputs = {"pool": pages, "raw": inlined, "naive": inlined}
     for side in sides.values():
@@ -328,13 +329,19 @@ def main(argv=None) -> dict:
         default=None,
         help="Chromium binary for every side (default: the pool's choice; e.g. /usr/lib/chromium/chromium-headless-shell)",
     )
+    parser.add_argument(
+        "--raw-executable",
+        default=None,
+        help="Chromium binary for the raw and naive sides only (default: --executable)",
+    )
     parser.add_argument("--json-out", default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
     load0 = os.getloadavg()[0]
     out = asyncio.run(sweep(args) if args.sweep else compare(args))
     out = {
         **out,
-        "executable": args.executable or os.environ.get("VCODER_CHROMIUM") or "default (Debian chromium)",
+        "executable": args.executable or os.environ.get("VCODER_CHROMIUM") or "default (the pool's choice)",
+        "raw_executable": args.raw_executable or args.executable or "as executable",
         "load1_start": round(load0, 2),
         "load1_end": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
