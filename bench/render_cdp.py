@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 from urllib.parse import urlsplit
 
-from render_proto import HARDEN_JS, LAYOUT_FN, check_features, features_flag
+from render_proto import EMPTY_SITE, HARDEN_JS, LAYOUT_FN, check_features, features_flag
 
 from vcoder.rendering.capture import INIT_JS, LIMITS, MAX_WIDTH, build_layout
 from vcoder.rendering.cssprune import PRUNE_MIN_BYTES
@@ -240,7 +240,7 @@ class CdpPool:
             reset = [p.send("Page.resetNavigationHistory", {}, s)] if self.harden else []
             await asyncio.gather(slot.clear_cookies(), *reset)
             origin = f"http://r{next(self.counter)}.{ORIGIN_DOMAIN}"
-            slot.target.reset(origin, html.encode(), None)
+            slot.target.reset(origin, html.encode(), "index.html", EMPTY_SITE, live=False)
             await p.send("Page.navigate", {"url": origin + "/index.html"}, s)
             limits = json.dumps({**LIMITS, "loadWaitMs": timeout_ms / 2})
             script = f"{CAPTURE}({limits})" if self.layout else LOAD_AND_SIZE

@@ -24,6 +24,9 @@ from pathlib import Path
 from vcoder.rendering.browser import browser_processes, find_executable, launch_args
 from vcoder.rendering.capture import INIT_JS, LIMITS, MAX_WIDTH, build_layout
 from vcoder.rendering.network import ORIGIN_DOMAIN, HermeticRouter, RenderTarget, close_websocket
+from vcoder.rendering.site import Site
+
+EMPTY_SITE = Site({}, None)  # the pages are single documents
 
 LAYOUT_FN = (Path(__import__("vcoder.rendering", fromlist=["x"]).__file__).parent / "layout.js").read_text()
 LAYOUT_FN = LAYOUT_FN.strip().rstrip(";")
@@ -237,7 +240,7 @@ class Proto:
             "site": f"http://r{n}-vcoder.invalid",
             "fixed": f"http://r0.{ORIGIN_DOMAIN}",
         }[o.origin]
-        slot.target.reset(origin, html, None)
+        slot.target.reset(origin, html, "index.html", EMPTY_SITE, live=False)
         slot.routes.clear()
         url = origin + "/index.html"
         if not o.capture:
