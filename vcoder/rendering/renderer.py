@@ -79,11 +79,12 @@ class Renderer:
         return renderer
 
     async def load(self, slot: Slot, job: Job, *, live: bool = False) -> str:
-        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns its URL once it commits.
+        """Navigate ``slot`` (made ready for it: ``Slots.ready``) to a fresh origin serving ``job``'s document;
+        returns its URL once it commits.
 
         A live page's origin is ``live<n>.``: past the fast-forward budget its timers follow real time (init.js).
         """
-        await slot.prepare()  # cookies (one may be set for the shared parent domain) and history of the last document
+        slot.clean = False
         origin = f"http://{'live' if live else 'r'}{next(self._counter)}.{ORIGIN_DOMAIN}"
         slot.target.reset(origin, job.html, job.entry, job.site, live=live)
         slot.console = []

@@ -39,7 +39,7 @@ class Slot:
         self.context = None
         self.page = None
         self.cdp = None  # a CDP session on the page (screenshots, navigation history)
-        self.clean = True  # nothing rendered in this context since it was opened or reset
+        self.clean = True  # no document loaded since the context was opened or reset
         self._reset: asyncio.Future | None = None
         self.generation = -1
         self.renders = 0
@@ -61,19 +61,27 @@ class Slot:
         self._reset = asyncio.ensure_future(self._clear())
         self._reset.add_done_callback(_retrieve)
 
-    async def prepare(self) -> None:
+    async def prepare(self) -> bool:
         """Make the slot's context as a fresh one for the next document: cookies cleared (one may be set for the
         shared parent domain, readable by every later origin) and the tab's history reset (``history.length``).
-        Afterwards the slot counts as used."""
+
+        Returns:
+            False when the reset failed (e.g. the last document was still navigating): replace the slot.
+        """
         reset, self._reset = self._reset, None
-        if reset is not None:
-            await reset
-        elif not self.clean:
-            await self._clear()
-        self.clean = False
+        try:
+            if reset is not None:
+                await reset
+            elif not self.clean:
+                await self._clear()
+        except Exception as exc:
+            logger.debug("a slot's reset failed (%s); replacing its context", exc)
+            return False
+        return True
 
     async def _clear(self) -> None:
         await asyncio.gather(self.context.clear_cookies(), self.cdp.send("Page.resetNavigationHistory"))
+        self.clean = True
 
     def on_navigated(self, frame) -> None:
         if frame.parent_frame is None and self._expected and frame.url == self._expected[0]:
@@ -122,7 +130,7 @@ class Slots:
         """The slot that holds ``page``."""
         return next((s for s in self.all if s.page is page), None)
 
-    async def open(self, slot: Slot, width: int = defaults.WIDTH, height: int = defaults.HEIGHT) -> None:
+    async def open(self, slot: Slot, *, width: int = defaults.WIDTH, height: int = defaults.HEIGHT) -> None:
         """Give ``slot`` a fresh context and page, ``width`` x ``height``, on the current browser."""
         slot.page = slot.cdp = slot._reset = None
         ctx = await self.browser.new_context(**{**CONTEXT_OPTIONS, "viewport": {"width": width, "height": height}})
@@ -143,12 +151,14 @@ class Slots:
         slot.page, slot.viewport = page, (width, height)
 
     async def ready(self, slot: Slot, width: int, height: int) -> None:
-        """Make ``slot`` usable at ``width`` x ``height``: reopened if its page is gone, crashed (also while idle),
-        from a dead browser, or will not take the new size in time."""
-        if slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed() or slot.crashed:
+        """Make ``slot`` usable for its next document at ``width`` x ``height``: reset (``Slot.prepare``), or
+        reopened if its page is gone, crashed (also while idle), from a dead browser, would not reset, or will not
+        take the new size in time."""
+        stale = slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed()
+        if stale or slot.crashed or not await slot.prepare():
             if slot.page is not None:
                 await self.discard(slot)
-            await self.open(slot, width, height)
+            await self.open(slot, width=width, height=height)
         if slot.viewport != (width, height):
             try:
                 await asyncio.wait_for(
@@ -158,7 +168,7 @@ class Slots:
             except asyncio.TimeoutError:
                 logger.warning("a page did not resize within %d ms; replacing it", VIEWPORT_TIMEOUT_MS)
                 await self.discard(slot)
-                await self.open(slot, width, height)
+                await self.open(slot, width=width, height=height)
 
     async def discard(self, slot: Slot) -> None:
         """Drop a slot's context (hung, crashed or worn page); a context that will not close relaunches the browser."""
