@@ -123,7 +123,10 @@ class Renderer:
         if slot.renders >= self.recycle_after:
             await self.slots.discard(slot)
         elif slot.renders % HEAP_CHECK_EVERY == 0:
-            heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
+            try:
+                heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
+            except PlaywrightError:  # the page is leaving its document: not this render's failure, the slot's end
+                heap = HEAP_LIMIT + 1
             if heap > HEAP_LIMIT:
                 await self.slots.discard(slot)
         return result
