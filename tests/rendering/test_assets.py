@@ -140,7 +140,7 @@ def _on_pool_loop(pool, make):
     """Run ``make()`` (a coroutine using live pages) on the pool's own loop: Playwright pages belong to it."""
     import asyncio
 
-    return asyncio.run_coroutine_threadsafe(make(), pool._loop).result(60)
+    return asyncio.run(pool.async_pool.run_on_loop(make))
 
 
 @pytest.mark.browser
