@@ -92,3 +92,51 @@ def append_record(log: str | Path, make: Any) -> None:
         logger.warning("could not build a verdict record for %s", log, exc_info=True)
         return
     VerdictLog(log).append_or_warn(record)
+
+
+def grades_record(
+    log: str | Path,
+    task: Any,
+    grades: Any,
+    *,
+    files: Mapping[str, str],
+    site_dir: str | Path | None,
+    source: str,
+    meta: Mapping[str, Any] | None = None,
+) -> VerdictRecord | None:
+    """The record of a site graded by :class:`vcoder.agents.site_grading.SiteGrader` (None when neither component
+    could judge it, or the site has no files to point at).
+
+    The score is the test cases' mean verdict when they ran (what the ORM predicts), else the appearance grade;
+    ``meta`` keeps both components (``gui``, ``screenshot``) and which one the score is (``score_from``). The site is
+    kept by its folder (``site_dir``, absolute) and hash; the screenshot beside the log.
+    """
+    score = grades.gui if grades.gui is not None else grades.screenshot
+    if score is None or not files:
+        return None
+    rendered = grades.rendered
+    ok = rendered is not None and rendered.ok
+    extra = {
+        "gui": grades.gui,
+        "screenshot": grades.screenshot,
+        "score_from": "gui" if grades.gui is not None else "judge",
+    }
+    if grades.judge_reply:
+        extra["judge_reply"] = grades.judge_reply[:600]
+    if grades.error:
+        extra["error"] = grades.error[:300]
+    by_task = {r.task: r for r in grades.cases}
+    ran = [c for c in task.test_cases if c.task in by_task]
+    return site_record(
+        task_id=task.id or None,
+        instruction=task.instruction,
+        source=source,
+        score=score,
+        files=files,
+        site_dir=site_dir,
+        cases=ran,
+        results=[by_task[c.task] for c in ran],
+        screenshot=keep_screenshot(log, rendered.png) if ok else None,
+        page_text=[b.text for b in rendered.layout.text_blocks] if ok and rendered.layout is not None else None,
+        meta={**extra, **(meta or {})},
+    )
