@@ -44,3 +44,27 @@ def test_bad_tasks_are_named(untrained_orm):
         score_sites(untrained_orm, [good, {"instruction": " "}], [page["html"]] * 2)
     with pytest.raises(TaskError, match=r"tasks\[0\]: 'test_cases' must be a list of objects with a 'task'"):
         score_sites(untrained_orm, [{"instruction": "x", "test_cases": [1]}], [page["html"]])
+
+
+@pytest.mark.timeout(300)
+def test_vcoder_orm_score_on_a_site_folder(untrained_orm, tmp_path):
+    import subprocess
+    import sys
+
+    page = make_page("accordion", 2)
+    task = {"id": "acc-2", "instruction": page["instruction"], "test_cases": page["test_cases"]}
+    (tmp_path / "task.json").write_text(json.dumps(task))
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text(page["html"])
+    args = ["--model", str(untrained_orm), "--task", str(tmp_path / "task.json"), "--site", str(tmp_path / "site")]
+    out = subprocess.run(
+        [sys.executable, "-m", "vcoder", "orm", "score", *args, "--device", "cpu"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    scored = json.loads(out.stdout)  # stdout is the result JSON alone
+    expected = score_sites(untrained_orm, [task], [page["html"]])[0]
+    assert scored["task_id"] == "acc-2" and scored["p_yes"] == pytest.approx(expected, abs=1e-5)
+    assert scored["site"] == str(tmp_path / "site") and scored["render_error"] is None
