@@ -147,9 +147,9 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
 
     verdicts, out = Path(verdicts), Path(out)
     records = read_verdicts(verdicts)
-    base, processor = load_base(model)  # before the examples: a wrong --model fails in seconds
     if not records:
         raise VerdictLogError(f"verdict log {str(verdicts)!r} has no verdicts; fill it with `vcoder orm collect`")
+    base, processor = load_base(model)  # before the examples (which may render): a wrong --model fails in seconds
     train, held = split_by_task(records, holdout=options.holdout, seed=options.seed)
     make = dict(base_dir=verdicts.parent, threshold=options.label_threshold, image_width=options.image_width)
     train_ex = build_examples(train, views=options.views, **make)
