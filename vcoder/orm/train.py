@@ -171,7 +171,7 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         max_length=None,
         bf16=False,
         use_cpu=not torch.cuda.is_available(),
-        activation_checkpointing=False,
+        gradient_checkpointing=False,
         dataloader_num_workers=0,
     )
     trainer = SFTTrainer(
