@@ -1,29 +1,55 @@
-"""Rendering throughput and memory: the hermetic pool vs a naive and a raw Playwright loop, on WebSight-like pages.
+"""Rendering throughput at EQUAL concurrency: the hermetic pool vs a raw and a naive Playwright loop, same pages.
 
-Prints one JSON object: pages/s for (a) the pool (render_many, hermetic), (b) naive: a new context + page per
-page, (c) raw: one reused page, ``set_content``, no hermetic features; the ratios; and the peak resident memory of
-the pool's browser process tree per 100-render window over ``--mem-renders`` renders.
-The baselines get Tailwind 2's full stylesheet inlined (they have no network and no asset routing); the pool
-serves it from the asset cache through its router (pruned per page).
+Every side renders the same WebSight-like pages with N pages in flight (``--concurrency``, default 2):
+  pool   - ``AsyncBrowserPool(max_pages=N).render_many``: a fresh origin per render, the hermetic router (Tailwind
+           from the asset cache, pruned per page; images -> placeholder), init script, layout extraction, full-page
+           screenshot, every containment guarantee.
+  raw    - one browser context, N reused pages, ``set_content`` + full-page screenshot, nothing else.
+  naive  - a new browser context + page per render (``set_content`` + full-page screenshot), N in flight.
+The baselines get the very bytes the pool's router would serve inlined into the page (the same pruned Tailwind
+sheet in a <style>, the placeholder image as a data: URL), so all sides paint the same pixels (checked:
+``pixels_equal``). Sides alternate within each repetition (rotated order: ABC, BCA, CAB, ...) so load drifts on
+this shared machine hit every side; warm-up renders are excluded. CPU-seconds per page count this Python process
+and every descendant (Playwright's node driver, each Chromium process tree, exited renderers via their parent).
 
-    python bench/render.py --n 100 --mem-renders 500 --json-out bench_render.json
+    python bench/render.py --n 120 --reps 3            # pool / raw / naive at N=2, JSON on stdout
+    python bench/render.py --n 60 --sweep              # pool at max_pages 1, 2, 4, 8
+    python bench/render.py --executable /usr/lib/chromium/chromium-headless-shell   # every side on that binary
+    python bench/render.py --raw-executable /usr/bin/chromium   # the baselines on Debian's full chromium
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
+import os
 import random
+import re
+import statistics
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 TW_URL = "https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css"
+TW_LINK = f'<link href="{TW_URL}" rel="stylesheet">'
 COLORS = ["blue", "indigo", "green", "red", "yellow", "purple", "pink", "gray", "teal"]
 WORDS = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore".split()
+VIEWPORT = {"width": 1280, "height": 720}
+SIDES = {
+    "pool": "AsyncBrowserPool.render_many(max_pages=N): fresh origin per render, hermetic router (Tailwind from "
+    "the asset cache, pruned; images -> placeholder), init script, layout extraction, full-page screenshot",
+    "raw": "one context, N reused pages, set_content + full-page screenshot, nothing else (pruned Tailwind and the "
+    "placeholder image inlined, so the pixels match the pool's)",
+    "naive": "a new context + page per render, set_content + full-page screenshot, N in flight (same inlined pages)",
+}
 
 
 def websight_page(i: int) -> str:
-    """A deterministic Tailwind-2 landing page (nav, hero, cards, footer) in the style of WebSight."""
+    """A deterministic Tailwind-2 landing page (nav, hero, cards with images, footer) in the style of WebSight."""
     rng = random.Random(i)
     c = rng.choice(COLORS)
     words = lambda n: " ".join(rng.choice(WORDS) for _ in range(n)).capitalize()  # noqa: E731
@@ -35,7 +61,7 @@ def websight_page(i: int) -> str:
     )
     links = "".join(f'<a href="#" class="px-3 hover:text-{c}-300">{rng.choice(WORDS).title()}</a>' for _ in range(4))
     return (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><link href="{TW_URL}" rel="stylesheet"></head>'
+        f'<!DOCTYPE html><html><head><meta charset="utf-8">{TW_LINK}</head>'
         f'<body class="bg-gray-100 font-sans"><nav class="bg-{c}-800 text-white p-4 flex justify-between">'
         f'<span class="font-bold text-2xl">{words(2)}</span><div>{links}</div></nav>'
         f'<header class="bg-{c}-500 text-white text-center py-{rng.choice([12, 16, 20])}">'
@@ -46,83 +72,283 @@ def websight_page(i: int) -> str:
     )
 
 
-async def bench_pool(pages, mem_renders: int) -> tuple[float, list[int]]:
-    from vcoder.rendering import AsyncBrowserPool
-    from vcoder.rendering.browser import tree_rss
+def bench_pages(n: int, offset: int = 0) -> list[str]:
+    """``n`` distinct pages: even ones Tailwind-CDN landing pages with images, odd ones synthetic difficulty 1-3."""
+    from vcoder.data.synthetic import generate_page
 
-    async with AsyncBrowserPool(max_pages=2) as pool:
-        await pool.render_many(pages[:4])  # warm-up: launch, asset parse
-        t0 = time.perf_counter()
-        results = await pool.render_many(pages)
-        rate = len(pages) / (time.perf_counter() - t0)
-        assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
-        peaks, peak = [], 0
-        for k in range(mem_renders):
-            # distinct pages (no dedup): the i-th page with a varying comment so every render is real
-            r = await pool.render(pages[k % len(pages)] + f"<!-- {k} -->")
-            assert r.ok, r.error
-            peak = max(peak, tree_rss(pool.marker))
-            if (k + 1) % 100 == 0:
-                peaks.append(peak)
-                peak = 0
-        return rate, peaks
+    return [
+        websight_page(i) if i % 2 == 0 else generate_page(i, difficulty=1 + (i // 2) % 3).html
+        for i in range(offset, offset + n)
+    ]
 
 
-async def bench_playwright(pages, css: str, *, naive: bool) -> float:
-    from playwright.async_api import async_playwright
+def inline_variant(pages: list[str]) -> list[str]:
+    """The pages with what the pool's router would serve inlined: the pruned Tailwind sheet, the placeholder PNG."""
+    from vcoder.rendering.assets import AssetStore
+    from vcoder.rendering.cssprune import page_tokens
+    from vcoder.rendering.network import PLACEHOLDER_PNG
 
-    from vcoder.rendering.browser import find_executable
+    store = AssetStore()
+    asset = store.resolve(TW_URL, style=True)
+    if asset is None:
+        raise SystemExit("the asset cache is missing: run `python -m vcoder assets install` first")
+    sheet = store.sheet(asset[2])
+    data_url = "data:image/png;base64," + base64.b64encode(PLACEHOLDER_PNG).decode()
+    out = []
+    for html in pages:
+        if TW_LINK in html:
+            css = sheet.prune(page_tokens(html)).decode()
+            html = html.replace(TW_LINK, f"<style>{css}</style>")
+        out.append(re.sub(r'src="https?://[^"]*"', f'src="{data_url}"', html))
+    return out
 
-    inline = [p.replace(f'<link href="{TW_URL}" rel="stylesheet">', f"<style>{css}</style>") for p in pages]
-    async with async_playwright() as pw:
-        exe = find_executable(None, pw.chromium.executable_path)
-        browser = await pw.chromium.launch(
-            executable_path=exe, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-        )
-        page = await browser.new_page(viewport={"width": 1280, "height": 720})
-        await page.set_content(inline[0])
-        t0 = time.perf_counter()
-        for html in inline:
-            if naive:
-                ctx = await browser.new_context(viewport={"width": 1280, "height": 720})
-                page = await ctx.new_page()
-            await page.set_content(html)
-            await page.screenshot(full_page=True)
-            if naive:
-                await ctx.close()
-        rate = len(inline) / (time.perf_counter() - t0)
-        await browser.close()
-        return rate
+
+class CpuMeter:
+    """CPU-seconds (user + system) of this process and all its descendants, split by kind of process.
+
+    Renderers that exit are counted through the process that reaps them (its ``children_*`` times), so a window's
+    difference covers processes born and gone inside it.
+    """
+
+    def __init__(self) -> None:
+        self._kinds: dict[tuple[int, float], str] = {}  # a process's kind, read once (a dying one has no cmdline)
+
+    def kind(self, proc) -> str:
+        import psutil
+
+        key = (proc.pid, proc.create_time())
+        if key not in self._kinds:
+            try:
+                self._kinds[key] = self._classify(proc)
+            except psutil.Error:  # a zombie has no cmdline: an exited renderer its zygote has yet to reap
+                return "renderer"
+        return self._kinds[key]
+
+    @staticmethod
+    def _classify(proc) -> str:
+        if proc.pid == os.getpid():
+            return "python"
+        cmd = proc.cmdline()
+        if any("playwright" in a for a in cmd[:3]) or (cmd and cmd[0].endswith("node")):
+            return "driver"
+        kind = next((a.split("=", 1)[1] for a in cmd if a.startswith("--type=")), "browser")
+        return {"gpu-process": "gpu", "zygote": "renderer"}.get(kind, kind)
+
+    def read(self) -> dict[str, float]:
+        import psutil
+
+        me = psutil.Process()
+        out: dict[str, float] = {}
+        for proc in [me, *me.children(recursive=True)]:
+            try:
+                t = proc.cpu_times()
+                key = self.kind(proc)
+            except psutil.Error:
+                continue
+            children = 0.0 if proc.pid == os.getpid() else t.children_user + t.children_system
+            out[key] = out.get(key, 0.0) + t.user + t.system + children
+        return out
+
+    @staticmethod
+    def diff(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+        return {k: after.get(k, 0.0) - before.get(k, 0.0) for k in sorted(set(before) | set(after))}
+
+
+async def launch(pw, executable: str | None = None):
+    """A browser with the pool's own flags (same fonts, colour profile, hinting) for the baselines."""
+    from vcoder.rendering.browser import find_executable, launch_args
+
+    args, _ = launch_args()
+    exe = find_executable(executable, pw.chromium.executable_path)
+    return await pw.chromium.launch(executable_path=exe, args=args, headless=True)
+
+
+class PoolSide:
+    def __init__(self, n: int, executable: str | None = None):
+        from vcoder.rendering import AsyncBrowserPool
+
+        self.pool = AsyncBrowserPool(max_pages=n, executable_path=executable)
+
+    async def start(self) -> None:
+        await self.pool.start()
+
+    async def run(self, pages: list[str]) -> list[bytes]:
+        results = await self.pool.render_many(pages)
+        bad = [r.error for r in results if not r.ok]
+        if bad:
+            raise RuntimeError(f"pool failed {len(bad)} renders: {bad[:3]}")
+        return [r.png for r in results]
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+
+class PlaywrightSide:
+    """raw (one context, N reused pages) or naive (a context per render); N workers pull from one queue."""
+
+    def __init__(self, n: int, *, naive: bool, executable: str | None = None):
+        self.n, self.naive, self.executable = n, naive, executable
+
+    async def start(self) -> None:
+        from playwright.async_api import async_playwright
+
+        self.pw = await async_playwright().start()
+        self.browser = await launch(self.pw, self.executable)
+        if not self.naive:
+            self.ctx = await self.browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+            self.pages = [await self.ctx.new_page() for _ in range(self.n)]
+
+    async def _one(self, page, html: str) -> bytes:
+        await page.set_content(html)
+        return await page.screenshot(full_page=True)
+
+    async def run(self, pages: list[str]) -> list[bytes]:
+        out: list[bytes | None] = [None] * len(pages)
+        todo = iter(range(len(pages)))
+
+        async def worker(k: int) -> None:
+            for i in todo:
+                if self.naive:
+                    ctx = await self.browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+                    out[i] = await self._one(await ctx.new_page(), pages[i])
+                    await ctx.close()
+                else:
+                    out[i] = await self._one(self.pages[k], pages[i])
+
+        await asyncio.gather(*(worker(k) for k in range(self.n)))
+        return out
+
+    async def close(self) -> None:
+        await self.browser.close()
+        await self.pw.stop()
+
+
+async def measure(sides: dict, inputs: dict, reps: int) -> dict:
+    """Alternate the sides (rotated order per repetition); pages/s and CPU-s/page per side and repetition."""
+    meter, names = CpuMeter(), list(sides)
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    for rep in range(reps):
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            pages = inputs[name]
+            load, c0, t0 = os.getloadavg()[0], meter.read(), time.perf_counter()
+            await sides[name].run(pages)
+            wall, cpu = time.perf_counter() - t0, CpuMeter.diff(c0, meter.read())
+            runs[name].append(
+                {
+                    "pages_per_s": round(len(pages) / wall, 2),
+                    "cpu_s_per_page": round(sum(cpu.values()) / len(pages), 4),
+                    "cpu_ms_per_page_by_process": {k: round(v * 1000 / len(pages), 1) for k, v in cpu.items()},
+                    "load1": load,
+                }
+            )
+    return runs
+
+
+def summary(runs: list[dict]) -> dict:
+    rates, cpus = [r["pages_per_s"] for r in runs], [r["cpu_s_per_page"] for r in runs]
+    kinds = runs[0]["cpu_ms_per_page_by_process"]
+    return {
+        "pages_per_s": round(statistics.median(rates), 2),
+        "pages_per_s_runs": rates,
+        "cpu_s_per_page": round(statistics.median(cpus), 4),
+        "cpu_s_per_page_runs": cpus,
+        "cpu_ms_per_page_by_process": {
+            k: round(statistics.median(r["cpu_ms_per_page_by_process"].get(k, 0.0) for r in runs), 1) for k in kinds
+        },
+    }
+
+
+def pixels_equal(a: list[bytes], b: list[bytes]) -> float:
+    """Fraction of screenshots whose decoded pixels are identical (same work check)."""
+    from vcoder.images import decode_png
+
+    same = [
+        x.shape == y.shape and bool((x == y).all()) for x, y in ((decode_png(p), decode_png(q)) for p, q in zip(a, b))
+    ]
+    return round(sum(same) / len(same), 3)
+
+
+async def compare(args) -> dict:
+    pages, n = bench_pages(args.n), args.concurrency
+    inlined = inline_variant(pages)
+    exe, base_exe = args.executable, args.raw_executable or args.executable
+    sides = {
+        "pool": PoolSide(n, exe),
+        "raw": PlaywrightSide(n, naive=False, executable=base_exe),
+        "naive": PlaywrightSide(n, naive=True, executable=base_exe),
+    }
+    inputs = {"pool": pages, "raw": inlined, "naive": inlined}
+    for side in sides.values():
+        await side.start()
+    try:
+        warm = bench_pages(8, offset=10_000)  # warm-up (launch, asset parse, JIT): excluded, distinct pages
+        shots = {name: await sides[name].run(warm if name == "pool" else inline_variant(warm)) for name in sides}
+        runs = await measure(sides, inputs, args.reps)
+    finally:
+        for side in sides.values():
+            await side.close()
+    out = {name: {"what": SIDES[name], **summary(runs[name])} for name in sides}
+    ratio = [p["pages_per_s"] / r["pages_per_s"] for p, r in zip(runs["pool"], runs["raw"])]
+    return {
+        "concurrency": n,
+        "pages": args.n,
+        "reps": args.reps,
+        "page_mix": "even: Tailwind-2 CDN landing page with 3-6 images; odd: vcoder.data.synthetic difficulty 1-3",
+        **out,
+        "pool_over_raw": round(statistics.median(ratio), 3),
+        "pool_over_raw_runs": [round(x, 3) for x in ratio],
+        "pool_over_naive": round(out["pool"]["pages_per_s"] / out["naive"]["pages_per_s"], 3),
+        "cpu_pool_over_raw": round(out["pool"]["cpu_s_per_page"] / out["raw"]["cpu_s_per_page"], 3),
+        "pixels_equal": {"raw_vs_pool": pixels_equal(shots["raw"], shots["pool"])},
+    }
+
+
+async def sweep(args) -> dict:
+    pages, sizes = bench_pages(args.n), (1, 2, 4, 8)
+    sides = {f"max_pages={k}": PoolSide(k, args.executable) for k in sizes}
+    for side in sides.values():
+        await side.start()
+    try:
+        for side in sides.values():
+            await side.run(bench_pages(8, offset=10_000))
+        runs = await measure(sides, dict.fromkeys(sides, pages), args.reps)
+    finally:
+        for side in sides.values():
+            await side.close()
+    return {"pages": args.n, "reps": args.reps, "what": SIDES["pool"], **{k: summary(v) for k, v in runs.items()}}
 
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100, help="pages per throughput run (default 100)")
-    parser.add_argument("--mem-renders", type=int, default=500, help="renders for the memory profile (default 500)")
+    parser.add_argument("--n", type=int, default=120, help="pages per side and repetition (default 120)")
+    parser.add_argument("--concurrency", type=int, default=2, help="pages in flight on every side (default 2)")
+    parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions (default 3)")
+    parser.add_argument("--sweep", action="store_true", help="pool only, max_pages 1, 2, 4, 8")
+    parser.add_argument(
+        "--executable",
+        default=None,
+        help="Chromium binary for every side (default: the pool's choice; e.g. /usr/lib/chromium/chromium-headless-shell)",
+    )
+    parser.add_argument(
+        "--raw-executable",
+        default=None,
+        help="Chromium binary for the raw and naive sides only (default: --executable)",
+    )
     parser.add_argument("--json-out", default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
-    from vcoder.rendering.assets import AssetStore
-
-    asset = AssetStore().resolve(TW_URL)
-    if asset is None:
-        raise SystemExit("the asset cache is missing: run `vcoder assets install` first")
-    pages = [websight_page(i) for i in range(args.n)]
-    pool_rate, mem = asyncio.run(bench_pool(pages, args.mem_renders))
-    raw_rate = asyncio.run(bench_playwright(pages, asset[0].decode(), naive=False))
-    naive_rate = asyncio.run(bench_playwright(pages, asset[0].decode(), naive=True))
+    load0 = os.getloadavg()[0]
+    out = asyncio.run(sweep(args) if args.sweep else compare(args))
     out = {
-        "pages": args.n,
-        "pool_pages_per_s": round(pool_rate, 2),
-        "raw_pages_per_s": round(raw_rate, 2),
-        "naive_pages_per_s": round(naive_rate, 2),
-        "pool_over_raw": round(pool_rate / raw_rate, 2),
-        "pool_over_naive": round(pool_rate / naive_rate, 2),
-        "browser_rss_peak_mb_per_100_renders": [round(m / 2**20) for m in mem],
+        **out,
+        "executable": args.executable or os.environ.get("VCODER_CHROMIUM") or "default (the pool's choice)",
+        "raw_executable": args.raw_executable or args.executable or "as executable",
+        "load1_start": round(load0, 2),
+        "load1_end": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
     }
     print(json.dumps(out))
     if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump(out, f, indent=1)
+        Path(args.json_out).write_text(json.dumps(out, indent=1))
     return out
 
 

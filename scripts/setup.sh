@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything vcoder needs on a fresh Debian machine (idempotent; a second run is quick):
-#   Debian chromium + fonts (apt-get), the vcoder package with its training and dev extras (pip),
+#   Debian chromium-headless-shell, chromium + fonts (apt-get), the vcoder package with its training and dev extras (pip),
 #   and the front-end asset cache the hermetic renderer serves instead of CDNs (npm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ PY=${PYTHON:-python3}
 SUDO=""
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
 
-APT_PACKAGES=(chromium fonts-liberation fonts-dejavu-core fonts-noto-core)
+APT_PACKAGES=(chromium-headless-shell chromium fonts-liberation fonts-dejavu-core fonts-noto-core)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

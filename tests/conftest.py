@@ -23,3 +23,13 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason="needs a CUDA GPU")
         for item in gpu_items:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def pool():
+    """One Chromium pool for every test that only needs renders (launching is the expensive part); tests that
+    need a pool's own state (a killed browser, a one-slot pool, a short timeout) build their own."""
+    from vcoder.rendering import BrowserPool
+
+    with BrowserPool(max_pages=2, timeout_ms=10000) as p:
+        yield p

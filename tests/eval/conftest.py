@@ -1,4 +1,5 @@
-"""Shared fixtures for the evaluation tests: one Chromium pool, the fixture page pairs, a tiny testset builder."""
+"""Shared fixtures for the evaluation tests: the fixture page pairs and a tiny testset builder (the Chromium pool is
+tests/conftest.py's)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,6 @@ PAGES = Path(__file__).parent / "pages"
 
 def pair_names() -> list[str]:
     return sorted({p.name.split(".")[0] for p in PAGES.glob("*.ref.html")})
-
-
-@pytest.fixture(scope="session")
-def pool():
-    from vcoder.rendering import BrowserPool
-
-    with BrowserPool(max_pages=2, timeout_ms=10000) as p:
-        yield p
 
 
 @pytest.fixture

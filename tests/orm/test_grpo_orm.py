@@ -15,7 +15,7 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
     from trl import GRPOConfig, GRPOTrainer
 
     from vcoder.data.interactive import generate
-    from vcoder.orm.reward import make_orm_reward
+    from vcoder.rewards import build_reward
 
     rows = list(generate(2, seed=3))
     # the tiny policy's tokenizer is HTML: about 5 in 8 of its random completions hold a tag, so of 8 completions
@@ -45,7 +45,8 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
     )
     trainer = GRPOTrainer(
         model=str(tiny_vlm_dir),
-        reward_funcs=[make_orm_reward(orm_model=str(untrained_orm), render_timeout_ms=10000)],
+        # by its registered name, as a recipe's reward_funcs: [orm] with orm_model: ... would build it
+        reward_funcs=[build_reward("orm", orm_model=str(untrained_orm), orm_binary=True, render_timeout_ms=10000)],
         args=args,
         train_dataset=data,
         processing_class=AutoProcessor.from_pretrained(tiny_vlm_dir),

@@ -111,10 +111,12 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
 
 def test_two_process_accelerate_run(tiny_model, tmp_path):
     out = tmp_path / "ddp"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--cpu", *MODULE]
+    launcher = ["-m", "accelerate.commands.launch", "--config_file", os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml")]
+    cmd = [sys.executable, *launcher, *MODULE]
     cmd += _args(tiny_model, out, max_steps=2, save_strategy="no", per_device_train_batch_size=4)
     proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stderr.count("process 0 of 2") == proc.stderr.count("process 1 of 2") == 1  # really two processes
     state = _state(out / "trainer_state.json")
     assert state["global_step"] == 2
     # 2 processes x 4 completions each per step, 4 generations per prompt: rewards came from both processes

@@ -14,14 +14,6 @@ RESPONSIVE = (
 NARROW_COPY = "```html\n<html><body><h1>apples and bananas</h1></body></html>\n```"
 
 
-@pytest.fixture(scope="module")
-def pool():
-    from vcoder.rendering import BrowserPool
-
-    with BrowserPool(max_pages=2) as p:
-        yield p
-
-
 def test_rows_follow_the_render_size(pool):
     from vcoder.pipelines.heldout import score_predictions
 

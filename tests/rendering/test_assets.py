@@ -125,11 +125,11 @@ def test_font_awesome_icon_renders_glyph(pool):
     assert (r.image[y : y + h, x : x + w] < 128).any()  # a dark glyph, not an empty box
 
 
-REACT = (
+REACT_UMD = (
     '<script src="https://unpkg.com/react@18/umd/react.production.min.js"></script>'
     '<script src="https://unpkg.com/react-dom@18/umd/react-dom.production.min.js"></script>'
-    '<script src="https://unpkg.com/@babel/standalone/babel.min.js"></script>'
 )
+REACT = REACT_UMD + '<script src="https://unpkg.com/@babel/standalone/babel.min.js"></script>'
 
 
 def _texts(rendered) -> str:
@@ -140,7 +140,7 @@ def _on_pool_loop(pool, make):
     """Run ``make()`` (a coroutine using live pages) on the pool's own loop: Playwright pages belong to it."""
     import asyncio
 
-    return asyncio.run_coroutine_threadsafe(make(), pool._loop).result(60)
+    return asyncio.run(pool.async_pool.run_on_loop(make))
 
 
 @pytest.mark.browser
@@ -159,6 +159,31 @@ def test_react_with_in_page_jsx_renders_its_component(pool):
             return await live.inner_text("#root")
 
     assert _on_pool_loop(pool, text) == "Hello Ada, 3 items"
+
+
+@pytest.mark.browser
+def test_react18_renders_its_committed_content_not_the_blank_load_state(pool):
+    # React 18 commits from its scheduler's message tasks after the load event: a JSX component (Babel in the page)
+    # with an effect on a timer, and one whose list arrives by fetch; the capture must show both commits
+    jsx = (
+        f"<html><head>{REACT}</head><body><div id='root'></div><script type='text/babel'>"
+        "function Greeting({ name }) { const [n, setN] = React.useState(3);"
+        " React.useEffect(() => { setTimeout(() => setN(5), 300); }, []); return <h1>Hello {name}, {n} items</h1>; }"
+        "ReactDOM.createRoot(document.getElementById('root')).render(<Greeting name='Ada' />);"
+        "</script></body></html>"
+    )
+    fetched = (
+        f"{REACT_UMD}<div id=root></div><script>"
+        "const e = React.createElement; function App() { const [items, set] = React.useState([]);"
+        " React.useEffect(() => { fetch('data.json').then((r) => r.json()).then(set); }, []);"
+        " return e('ul', null, items.map((i) => e('li', { key: i }, 'item ' + i))); }"
+        "ReactDOM.createRoot(document.getElementById('root')).render(e(App));</script>"
+    )
+    first = pool.render(jsx, width=640, height=360)
+    second = pool.render(fetched, width=640, height=360, files={"data.json": "[1, 2, 3]"})
+    assert first.ok and second.ok, (first.error, second.error)
+    assert _texts(first) == "Hello Ada , 5 items"
+    assert [b.text for b in second.layout.text_blocks] == ["item 1", "item 2", "item 3"]
 
 
 @pytest.mark.browser

@@ -28,7 +28,9 @@ REF = to_html(make_page(21, n_blocks=3))
 RENDERING = ["ssim", "block", "text", "position", "color", "visual", "dom"]
 PARAMS = {"render_timeout_ms": 20000}
 HANG = "<html><body><p>never done</p><script>while (true) {}</script></body></html>"
-BUSY = "<html><body><p>busy {n}</p><script>const t = Date.now(); while (Date.now() - t < 15000) {{}}</script></body></html>"
+# a page that keeps its renderer busy until the browser dies (a plain loop: page clocks are virtual, so a loop on
+# Date.now() ends at once; if no kill came, the 60 s render timeout would score it 0.0 and the test would fail)
+BUSY = "<html><body><p>busy {n}</p><script>for (;;) {{}}</script></body></html>"
 
 
 def fenced(html: str) -> str:

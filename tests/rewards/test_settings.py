@@ -42,6 +42,12 @@ CHANGED = {
     "judge_max_tokens": 32,
     "judge_temperature": 0.3,
     "judge_max_image_side": 512,
+    "orm_model": "runs/orm",
+    "orm_binary": True,
+    "orm_threshold": 0.3,
+    "orm_batch_size": 2,
+    "orm_device": "cpu",
+    "verdict_log": "runs/verdicts.jsonl",
 }
 
 
@@ -58,9 +64,18 @@ def test_from_python():
     assert RewardSettings.from_params(**CHANGED).params() == CHANGED
 
 
+@pytest.fixture(scope="module")
+def orm_dir(tiny_vlm_dir, tmp_path_factory):
+    from vcoder.orm.model import make_orm
+
+    return str(make_orm(tiny_vlm_dir, tmp_path_factory.mktemp("orm") / "orm", image_width=64))
+
+
 @pytest.mark.parametrize("name", sorted(set(available_rewards())))
-def test_every_factory_takes_every_parameter_and_refuses_typos(name):
+def test_every_factory_takes_every_parameter_and_refuses_typos(name, request):
     params = dict(CHANGED, clip_model="ViT-B-32", clip_pretrained=None)  # the tiny CLIP builds offline
+    if name == "orm":  # its folder is checked when the reward is built: a real (untrained) ORM
+        params["orm_model"] = request.getfixturevalue("orm_dir")
     func = build_reward(name, **params)
     assert func.__name__ == f"{name}_reward"
     assert func.keywords["settings"] == RewardSettings.from_params(**params)
@@ -81,6 +96,9 @@ def test_every_factory_takes_every_parameter_and_refuses_typos(name):
         ({"visual_weights": "block=-1"}, "non-negative"),
         ({"visual_weights": "block:1"}, "name=weight pairs"),
         ({"judge_max_image_side": 10}, "judge_max_image_side=10"),
+        ({"orm_threshold": 1.5}, "orm_threshold=1.5 must be a number in (0, 1)"),
+        ({"orm_batch_size": 0}, "orm_batch_size=0 must be a positive integer"),
+        ({"verdict_log": " "}, "verdict_log=' ' must be a file path"),
     ],
 )
 def test_bad_values_say_what_to_change(params, fragment):
@@ -93,6 +111,15 @@ def test_judge_endpoint_without_a_model_fails_at_build_time(monkeypatch):
     monkeypatch.delenv("VCODER_JUDGE_MODEL", raising=False)
     with pytest.raises(ValueError, match="both an endpoint and a model"):
         build_reward("screenshot_judge", judge_base_url="http://127.0.0.1:9")
+
+
+def test_the_orm_reward_needs_an_orm_folder(tmp_path):
+    with pytest.raises(ValueError, match="the orm reward needs orm_model="):
+        build_reward("orm")
+    with pytest.raises(ValueError, match="is not an ORM: it has no orm.json"):
+        build_reward("orm", orm_model=str(tmp_path))
+    with pytest.raises(ValueError, match="unknown reward 'orn'. Did you mean 'orm'"):
+        build_reward("orn")
 
 
 def test_visual_weights_forms():

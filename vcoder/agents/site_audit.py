@@ -82,10 +82,10 @@ class AuditedGrader(SiteGrader):
     async def grade(
         self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, options: EpisodeOptions
     ) -> SiteGrades:
-        """``SiteGrader.grade``, then a check of the instruments."""
+        """``SiteGrader.assess``, then a check of the instruments; the verdict is logged only when they all worked."""
         judge_errors = self.judge.stats["errors"] if self.judge is not None else 0
         agent_failures = len(client_failures(self.gui_agent))
-        grades = await super().grade(files, site_dir, task, options)
+        grades = await self.assess(files, site_dir, task, options)
         found = []
         rendered = grades.rendered
         if rendered is not None and rendered.infrastructure:
@@ -100,6 +100,8 @@ class AuditedGrader(SiteGrader):
             found.append(f"the GUI agent's server failed on {len(agent)} request(s): {agent[0]}")
         self.problems = (*self.problems, *found)
         self.gradings = (*self.gradings, grades)
+        if not found:
+            self.log_verdict(files, site_dir, task, grades)
         return grades
 
 

@@ -169,6 +169,9 @@ class SiteGrader:
         reference_scorer: scores a site against a task's reference page (see ``reference_scorer_from_reward``).
         scripted: the policy for structured cases (default: a ``ScriptedPolicy`` that re-checks unmet expectations
             for ``SCRIPTED_EXPECT_MS``: sites fill themselves from fetched data after the load event).
+        verdict_log: a verdict log (JSONL) every grading that judged something is appended to (see
+            :func:`vcoder.agents.verdict_writing.grades_record`); None: no log.
+        verdict_source: the records' ``source``.
     """
 
     def __init__(
@@ -179,6 +182,8 @@ class SiteGrader:
         gui_agent: Policy | None = None,
         reference_scorer: ReferenceScorer | None = None,
         scripted: Policy | None = None,
+        verdict_log: str | Path | None = None,
+        verdict_source: str = "site_grading",
     ):
         if pool is None:
             from vcoder.rendering import get_default_pool
@@ -189,12 +194,35 @@ class SiteGrader:
         self.gui_agent = gui_agent
         self.reference_scorer = reference_scorer
         self.scripted = scripted or ScriptedPolicy(expect_timeout_ms=SCRIPTED_EXPECT_MS)
+        self.verdict_log, self.verdict_source = verdict_log, verdict_source
 
     async def grade(
         self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, options: EpisodeOptions
     ) -> SiteGrades:
-        """Render, score and test one version of a site (files already written to ``site_dir``); never raises for
-        the site's content."""
+        """Render, score and test one version of a site (files already written to ``site_dir``), then append the
+        verdict to the verdict log (when there is one); never raises for the site's content."""
+        grades = await self.assess(files, site_dir, task, options)
+        self.log_verdict(files, site_dir, task, grades)
+        return grades
+
+    def log_verdict(self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, grades: SiteGrades) -> None:
+        """Append the grades to ``verdict_log`` (no log, or nothing judged: nothing written; never raises)."""
+        if self.verdict_log is None:
+            return
+        from vcoder.agents.verdict_writing import append_record, grades_record
+
+        def make():
+            return grades_record(
+                self.verdict_log, task, grades, files=files, site_dir=site_dir, source=self.verdict_source
+            )
+
+        if grades.gui is not None or grades.screenshot is not None:
+            append_record(self.verdict_log, make)
+
+    async def assess(
+        self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, options: EpisodeOptions
+    ) -> SiteGrades:
+        """``grade`` without the verdict log."""
         html = files.get(ENTRY)
         notes: list[str] = []
         error = None if html is not None else f"the site has no {ENTRY}, so nothing could be shown or tested"

@@ -283,6 +283,16 @@ class VerdictLog:
             finally:
                 os.close(fd)
 
+    def append_or_warn(self, record: VerdictRecord) -> bool:
+        """``append``, logging a warning instead of raising when the file cannot be written (a grader's log must
+        not stop training or an evaluation); True when the line was written."""
+        try:
+            self.append(record)
+        except OSError as exc:
+            logger.warning("could not append to the verdict log %s: %s", self.path, exc)
+            return False
+        return True
+
 
 def _flock(fd: int, lock: bool) -> None:
     try:

@@ -25,6 +25,7 @@ COMMANDS = {
     "agent": "vcoder.cli.agent",
     "assets": "vcoder.cli.assets",
     "orm": "vcoder.cli.orm",
+    "curriculum": "vcoder.cli.curriculum",
 }
 
 

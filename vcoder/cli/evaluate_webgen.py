@@ -52,6 +52,11 @@ def add_parser(bench) -> None:
     w.add_argument("--width", type=int, default=1280, help="viewport width in px (default 1280)")
     w.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
     w.add_argument("--max-pages", type=int, default=4, help="concurrent browser pages (default 4)")
+    w.add_argument(
+        "--verdict-log",
+        help="append every graded site (the final sites' test cases, the judge's grades of each turn) to this JSONL "
+        "verdict log, the outcome reward model's training data (`vcoder orm train --verdicts`)",
+    )
     w.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     w.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -91,6 +96,7 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             height=args.height,
             feedback_images=args.feedback_images,
             max_pages=args.max_pages,
+            verdict_log=args.verdict_log,
         )
     except (UsageError, ValueError) as exc:
         return usage(str(exc))

@@ -81,8 +81,9 @@ def _input_errors() -> tuple[type[Exception], ...]:
     from vcoder.agents.verdicts import VerdictLogError
     from vcoder.orm.model import NotAnORMError
     from vcoder.orm.score import TaskError
+    from vcoder.orm.train import BaseModelError
 
-    return VerdictLogError, NotAnORMError, TaskError
+    return VerdictLogError, NotAnORMError, TaskError, BaseModelError
 
 
 def _guarded(run) -> int:

@@ -2,6 +2,7 @@
 
 Reads each run's trainer_state.json (latest checkpoint or the run's own by default) and completions parquet,
 writes one PNG per metric with the runs overlaid plus a self-contained report.html, and prints their paths.
+A curriculum run folder (with curriculum.json) gets curriculum.png instead: success rate and pool size per phase.
 """
 
 from __future__ import annotations
@@ -35,10 +36,18 @@ def run(args) -> int:
     import os
     import sys
 
+    from vcoder.pipelines.curriculum_plot import is_curriculum_dir, plot_curriculum
     from vcoder.pipelines.plots import plot_runs
 
     runs = [*args.run_dir, *args.runs]
     out = args.out or os.path.join(runs[0], "curves")
+    if len(runs) == 1 and is_curriculum_dir(runs[0]):
+        try:
+            print(json.dumps(plot_curriculum(runs[0], out)))
+        except ValueError as exc:
+            print(f"vcoder plot: {exc}", file=sys.stderr)
+            return 2
+        return 0
     try:
         result = plot_runs(runs, out, labels=args.labels, smooth=args.smooth, checkpoint=args.checkpoint)
     except (FileNotFoundError, ValueError) as exc:

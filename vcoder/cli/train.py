@@ -1,7 +1,7 @@
-"""`vcoder train grpo|sft --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
+"""`vcoder train grpo|sft|step-grpo --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
 
-The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `-m vcoder.pipelines.sft`); for
-several processes use accelerate launch. Before training each pipeline estimates what the run will write to output_dir
+The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `.sft`, `.step_grpo`); for
+several processes use accelerate launch (two CPU processes: `--config_file configs/accelerate/cpu_2proc.yaml`). Before training each pipeline estimates what the run will write to output_dir
 (model, checkpoints with optimizer state, save_total_limit) and warns when the disk has less free space.
 """
 
@@ -15,11 +15,15 @@ PIPELINES = {"grpo": "vcoder.pipelines.grpo", "sft": "vcoder.pipelines.sft", "st
 def add_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
         name,
-        help="train with GRPO or SFT from a YAML recipe (TRL configs + vcoder script arguments)",
+        help="train with GRPO, SFT or Step-GRPO from a YAML recipe (TRL configs + vcoder script arguments)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("pipeline", choices=sorted(PIPELINES), help="grpo (RL with rendering rewards) or sft")
+    parser.add_argument(
+        "pipeline",
+        choices=sorted(PIPELINES),
+        help="grpo (one-shot RL with rendering rewards), sft, or step-grpo (multi-turn site building)",
+    )
     parser.add_argument(
         "args",
         nargs=argparse.REMAINDER,

@@ -69,16 +69,14 @@ def write_synthetic(
 def _render(out: Path, pages, records, progress: bool, pool) -> None:
     from tqdm.auto import tqdm
 
-    from vcoder.rendering import BrowserPool
+    from vcoder.rendering import pool_or_private
 
-    own = pool is None
-    pool = BrowserPool() if own else pool
     bar = tqdm(total=len(pages), desc="render", unit="page", disable=not progress)
-    try:
+    with pool_or_private(pool) as renderer, bar:
         for start in range(0, len(pages), RENDER_BATCH):
             batch = pages[start : start + RENDER_BATCH]
             # one viewport per call: pages of one dataset share it unless the caller mixes sizes
-            results = pool.render_many(
+            results = renderer.render_many(
                 [p.html for p in batch], width=batch[0].meta["width"], height=batch[0].meta["height"]
             )
             for page, record, rendered in zip(batch, records[start : start + RENDER_BATCH], results):
@@ -88,7 +86,3 @@ def _render(out: Path, pages, records, progress: bool, pool) -> None:
                 else:
                     record["error"] = rendered.error
             bar.update(len(batch))
-    finally:
-        bar.close()
-        if own:
-            pool.close()

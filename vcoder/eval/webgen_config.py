@@ -40,6 +40,10 @@ class WebGenConfig:
     height: int = field(default=720, metadata={"help": "Viewport height, px."})
     feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (a VLM builder)."})
     max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages."})
+    verdict_log: str | None = field(
+        default=None,
+        metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
+    )
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_actions <= MAX_ACTIONS:

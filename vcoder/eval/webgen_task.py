@@ -103,7 +103,9 @@ class TaskRunner:
         }
 
     async def _build_and_test(self, task: SiteTask, folder: Path, judge, agent) -> dict[str, Any]:
-        builder_grader = AuditedGrader(pool=self.pool, judge=judge)
+        log = self.config.verdict_log
+        # the judge's grade of each turn and the final site's test cases go to the verdict log (when there is one)
+        builder_grader = AuditedGrader(pool=self.pool, judge=judge, verdict_log=log, verdict_source="eval_judge")
         hidden = dataclasses.replace(task, test_cases=())  # the builder never sees the benchmark's cases
         result = await run_site_episode(
             hidden,
@@ -127,7 +129,7 @@ class TaskRunner:
             )
         last = good[-1]
         site_dir = result.out_dir / f"step_{last.turn}" / "site"  # the episode folder's layout (site_workspace)
-        case_grader = AuditedGrader(pool=self.pool, gui_agent=agent)
+        case_grader = AuditedGrader(pool=self.pool, gui_agent=agent, verdict_log=log, verdict_source="eval")
         grades = await case_grader.grade(result.files, site_dir, task, self.config.case_options())
         if case_grader.problems:
             return self._infrastructure(task, list(case_grader.problems), episode)

@@ -169,14 +169,22 @@ class OutcomeRewardModel:
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         config = ORMConfig.load(folder)
-        processor = AutoProcessor.from_pretrained(folder)
+        try:
+            processor = AutoProcessor.from_pretrained(folder)
+        except (OSError, ValueError) as exc:
+            raise NotAnORMError(f"{folder} has {ORM_FILE} but no loadable processor ({exc}); retrain it") from None
         if answer_token_ids(processor.tokenizer) != (config.yes_id, config.no_id):
             raise NotAnORMError(
                 f"{folder}: orm.json says YES={config.yes_id}, NO={config.no_id} but the tokenizer encodes them as "
                 f"{answer_token_ids(processor.tokenizer)}; the folder mixes files of different models"
             )
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        model = AutoModelForImageTextToText.from_pretrained(folder, dtype=torch.float32 if device == "cpu" else None)
+        try:
+            model = AutoModelForImageTextToText.from_pretrained(
+                folder, dtype=torch.float32 if device == "cpu" else None
+            )
+        except (OSError, ValueError) as exc:
+            raise NotAnORMError(f"{folder} has {ORM_FILE} but no loadable model weights ({exc}); retrain it") from None
         return cls(model.to(device), processor, config)
 
     def p_yes(self, inputs: Sequence[ORMInput], *, batch_size: int = 8) -> list[float]:

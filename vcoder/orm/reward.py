@@ -17,45 +17,32 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import difflib
-import functools
 import json
 import logging
 import threading
-from dataclasses import dataclass
 from typing import Any
 
-from vcoder.rewards.common import column, completion_text
+from vcoder.rewards.common import column, completion_text, reward_factory
 from vcoder.rewards.context import get_context
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class ORMSettings:
-    """Parameters of ``orm_reward`` (validated by ``make_orm_reward``)."""
-
-    model: str
-    binary: bool = False
-    threshold: float = 0.5
-    batch_size: int = 8
-    device: str | None = None
+_DEFAULT = RewardSettings()
 
 
 _MODELS: dict[tuple[str, str | None], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _orm(settings: ORMSettings):
+def _orm(settings: RewardSettings):
     """The process's loaded ORM for these settings (loaded once, on first use)."""
     from vcoder.orm.model import OutcomeRewardModel
 
-    key = (settings.model, settings.device)
+    key = (settings.orm_model, settings.orm_device)
     with _MODELS_LOCK:
         if key not in _MODELS:
-            _MODELS[key] = OutcomeRewardModel.load(settings.model, device=settings.device)
+            _MODELS[key] = OutcomeRewardModel.load(settings.orm_model, device=settings.orm_device)
         return _MODELS[key]
 
 
@@ -73,8 +60,7 @@ async def orm_reward(
     *,
     instruction: Any = None,
     test_cases: Any = None,
-    orm_settings: ORMSettings | None = None,
-    settings: RewardSettings = RewardSettings(),
+    settings: RewardSettings = _DEFAULT,
     **kwargs: Any,
 ) -> list[float | None]:
     """Judge each completion's site with the ORM.
@@ -83,14 +69,14 @@ async def orm_reward(
         completions: model outputs, strings or conversational.
         instruction: the dataset column: what each site was asked to do.
         test_cases: the dataset column: per sample, case dicts or a JSON string of them (may be empty).
-        orm_settings: the ORM and its output (use ``make_orm_reward``).
-        settings: render settings (shared ``RewardSettings``).
+        settings: ``orm_*`` (the ORM folder, binary cut, batch, device) and ``render_*`` parameters (build it with
+            ``make_orm_reward``).
         **kwargs: other columns and TRL extras (``trainer_state``, ``log_metric``; the rest ignored).
 
     Returns:
         One value per completion (see the module docstring).
     """
-    if orm_settings is None:
+    if settings.orm_model is None:
         raise TypeError("orm_reward needs an ORM: build it with make_orm_reward(orm_model='path/to/orm')")
     from vcoder.metrics import extract_html
     from vcoder.orm.model import ORMInput
@@ -125,8 +111,8 @@ async def orm_reward(
     probs: dict[str, float | None] = dict.fromkeys(unique)
     if unique:
         try:
-            orm = await asyncio.to_thread(_orm, orm_settings)
-            found = await asyncio.to_thread(orm.p_yes, list(unique.values()), batch_size=orm_settings.batch_size)
+            orm = await asyncio.to_thread(_orm, settings)
+            found = await asyncio.to_thread(orm.p_yes, list(unique.values()), batch_size=settings.orm_batch_size)
             probs = dict(zip(unique, found))
         except Exception:
             logger.warning("orm_reward: the ORM failed; scoring None", exc_info=True)
@@ -137,7 +123,7 @@ async def orm_reward(
         p = probs[item[0]]
         if p is None:
             return None
-        return float(p >= orm_settings.threshold) if orm_settings.binary else min(1.0, max(0.0, float(p)))
+        return float(p >= settings.orm_threshold) if settings.orm_binary else min(1.0, max(0.0, float(p)))
 
     results = [value(item) for item in prepared]
     ctx.log(kwargs.get("log_metric"))
@@ -150,47 +136,16 @@ async def orm_reward(
     return results
 
 
-def make_orm_reward(
-    *,
-    orm_model: str,
-    orm_binary: bool = False,
-    orm_threshold: float = 0.5,
-    orm_batch_size: int = 8,
-    orm_device: str | None = None,
-    **params: Any,
-):
-    """Build a configured ``orm_reward`` (async, picklable, ``__name__ == "orm_reward"``).
-
-    Args:
-        orm_model: an ORM folder (``vcoder orm train`` output); checked now.
-        orm_binary: return 1.0 / 0.0 (P(YES) >= ``orm_threshold``, WebRL's binary reward) instead of P(YES).
-        orm_threshold: the binary cut, in (0, 1).
-        orm_batch_size: sites per ORM forward pass.
-        orm_device: torch device of the ORM (default: CUDA if available).
-        **params: shared flat ``RewardSettings`` parameters (``render_width``, ``render_timeout_ms``, ...).
-
-    Returns:
-        The reward callable.
-
-    Raises:
-        ValueError: not an ORM folder, or a bad value. TypeError: an unknown parameter (with a did-you-mean).
-    """
+def _check(settings: RewardSettings) -> None:
+    """The ORM folder is checked when the reward is built (not at the first training step)."""
     from vcoder.orm.model import ORMConfig
 
-    known = {f.name for f in dataclasses.fields(RewardSettings)}
-    unknown = sorted(k for k in params if k not in known)
-    if unknown:
-        own = ["orm_model", "orm_binary", "orm_threshold", "orm_batch_size", "orm_device"]
-        hints = []
-        for key in unknown:
-            close = difflib.get_close_matches(key, own + sorted(known), n=1)
-            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise TypeError(f"make_orm_reward got unknown parameter(s) {', '.join(hints)}; its own are {', '.join(own)}")
-    if not isinstance(orm_threshold, (int, float)) or isinstance(orm_threshold, bool) or not 0 < orm_threshold < 1:
-        raise ValueError(f"orm_threshold={orm_threshold!r} must be a number in (0, 1) (WebRL uses 0.5)")
-    if isinstance(orm_batch_size, bool) or not isinstance(orm_batch_size, int) or orm_batch_size < 1:
-        raise ValueError(f"orm_batch_size={orm_batch_size!r} must be a positive integer")
-    ORMConfig.load(orm_model)  # NotAnORMError (a ValueError) names the folder and how to make an ORM
-    orm = ORMSettings(str(orm_model), bool(orm_binary), float(orm_threshold), orm_batch_size, orm_device)
-    settings = RewardSettings.from_params(**params)
-    return functools.update_wrapper(functools.partial(orm_reward, orm_settings=orm, settings=settings), orm_reward)
+    if settings.orm_model is None:
+        raise ValueError(
+            "the orm reward needs orm_model='path/to/orm' (a `vcoder orm train --verdicts LOG --model BASE --out DIR` "
+            "folder)"
+        )
+    ORMConfig.load(settings.orm_model)  # NotAnORMError (a ValueError) names the folder and how to make an ORM
+
+
+make_orm_reward = reward_factory(orm_reward, check=_check)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +67,75 @@ def load_site(path: str | Path) -> tuple[str, Path]:
     return path.read_text(encoding="utf-8", errors="replace"), path.parent
 
 
+def score_sites(
+    orm: Any,
+    tasks: Sequence[Mapping[str, Any]],
+    sites: Sequence[str],
+    *,
+    pool: Any = None,
+    base_dir: str | Path | None = None,
+    batch_size: int = 8,
+) -> list[float]:
+    """P(YES) of each site for its task: the in-memory API (the curriculum's predicted success, a policy's sites).
+
+    Each site is rendered once (full page, as the rewards render), summarised and judged in the ``site`` view, the
+    prompt ``orm_reward`` builds at training time.
+
+    Args:
+        orm: an ``OutcomeRewardModel`` or an ORM folder (loaded here).
+        tasks: per site, ``{"instruction": str, "test_cases": [case dicts] | JSON string | None}``.
+        sites: per task, the site's HTML (one page).
+        pool: a ``BrowserPool`` (default: a private one, closed afterwards).
+        base_dir: folder the pages' relative URLs resolve against (None: none).
+        batch_size: sites per ORM forward pass.
+
+    Returns:
+        P(YES) in [0, 1] per site, in order; a page that fails to render scores 0.0 (the page's fault).
+
+    Raises:
+        TaskError: a task without an instruction or with malformed test cases (its index named).
+        NotAnORMError: ``orm`` is a folder that is not an ORM.
+        ValueError: ``tasks`` and ``sites`` differ in length.
+    """
+    from vcoder.orm.model import ORMInput, OutcomeRewardModel
+    from vcoder.orm.prompt import orm_prompt, page_summary
+
+    if len(tasks) != len(sites):
+        raise ValueError(f"{len(tasks)} tasks for {len(sites)} sites; give one task per site")
+    specs = []
+    for i, task in enumerate(tasks):
+        instruction = task.get("instruction") if isinstance(task, Mapping) else None
+        if not isinstance(instruction, str) or not instruction.strip():
+            raise TaskError(f"tasks[{i}]: 'instruction' must be a non-empty string, got {instruction!r:.80}")
+        specs.append((instruction, parse_test_cases(task.get("test_cases"), where=f"tasks[{i}]")))
+    if not isinstance(orm, OutcomeRewardModel):
+        orm = OutcomeRewardModel.load(orm)
+    if not sites:
+        return []
+    own = pool is None
+    if own:
+        from vcoder.rendering import BrowserPool
+
+        pool = BrowserPool(max_pages=2)
+    try:
+        dirs = None if base_dir is None else [str(base_dir)] * len(sites)
+        renders = pool.render_many(list(sites), full_page=True, base_dirs=dirs)
+    finally:
+        if own:
+            pool.close()
+    inputs = {
+        i: ORMInput(orm_prompt(*specs[i], page_summary(html, [b.text for b in r.layout.text_blocks])), r.pil())
+        for i, (html, r) in enumerate(zip(sites, renders))
+        if r.ok
+    }
+    found = dict(zip(inputs, orm.p_yes(list(inputs.values()), batch_size=batch_size)))
+    return [found.get(i, 0.0) for i in range(len(sites))]
+
+
 def score_site(
     model: str | Path, task: str | Path, site: str | Path, *, device: str | None = None, pool: Any = None
 ) -> dict[str, Any]:
-    """P(YES) of one site for one task.
+    """P(YES) of one site for one task (``vcoder orm score``).
 
     Args:
         model: the ORM folder.

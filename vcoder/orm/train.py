@@ -70,6 +70,31 @@ class TrainOptions:
             raise ValueError("image_width and lora_r must be >= 0 and learning_rate > 0")
 
 
+class BaseModelError(ValueError):
+    """A base model that cannot be loaded (no such folder, not a model folder, a hub id with no network)."""
+
+
+def load_base(model: str | Path):
+    """``(model, processor)`` of the base VLM, in float32; ``BaseModelError`` says what is wrong with ``model``."""
+    import torch
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    path = Path(model)
+    local = path.exists() or path.is_absolute() or str(model).startswith((".", "~")) or str(model).count("/") > 1
+    fix = "pass a model folder (e.g. one made by `vcoder models tiny --out DIR`) or a hub id the cache holds"
+    if local and not path.is_dir():
+        raise BaseModelError(f"base model {str(model)!r}: no such folder; {fix}")
+    if local and not (path / "config.json").is_file():
+        raise BaseModelError(f"base model {str(model)!r} is not a model folder (it has no config.json); {fix}")
+    try:
+        return (
+            AutoModelForImageTextToText.from_pretrained(model, dtype=torch.float32),
+            AutoProcessor.from_pretrained(model),
+        )
+    except (OSError, ValueError) as exc:
+        raise BaseModelError(f"base model {str(model)!r} could not be loaded ({exc}); {fix}") from None
+
+
 def _rows(examples: Sequence[Example]):
     from datasets import Dataset
 
@@ -113,9 +138,9 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
 
     Raises:
         VerdictLogError: an empty or invalid log, or one that cannot be split by task.
+        BaseModelError: ``model`` cannot be loaded.
     """
     import torch
-    from transformers import AutoModelForImageTextToText, AutoProcessor
     from trl import SFTConfig, SFTTrainer
 
     from vcoder.orm.model import ORMConfig, OutcomeRewardModel, add_answer_tokens, answer_token_ids
@@ -124,13 +149,12 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
     records = read_verdicts(verdicts)
     if not records:
         raise VerdictLogError(f"verdict log {str(verdicts)!r} has no verdicts; fill it with `vcoder orm collect`")
+    base, processor = load_base(model)  # before the examples (which may render): a wrong --model fails in seconds
     train, held = split_by_task(records, holdout=options.holdout, seed=options.seed)
     make = dict(base_dir=verdicts.parent, threshold=options.label_threshold, image_width=options.image_width)
     train_ex = build_examples(train, views=options.views, **make)
     held_ex = build_examples(held, views=options.views, **make)
 
-    base = AutoModelForImageTextToText.from_pretrained(model, dtype=torch.float32)
-    processor = AutoProcessor.from_pretrained(model)
     had = answer_token_ids(processor.tokenizer)
     yes_id, no_id = add_answer_tokens(base, processor)
     args = SFTConfig(
@@ -147,7 +171,7 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         max_length=None,
         bf16=False,
         use_cpu=not torch.cuda.is_available(),
-        activation_checkpointing=False,
+        gradient_checkpointing=False,
         dataloader_num_workers=0,
     )
     trainer = SFTTrainer(

@@ -21,15 +21,41 @@ def known_keys(parser) -> set[str]:
     return {action.dest for action in parser._actions if action.dest != "help"} | {"env"}
 
 
-def _unknown_message(keys: Sequence[str], known: set[str], where: str) -> str:
+def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
+    known = known_keys(parser)
+    # the parser's own dataclasses (VCoderScriptArguments / StepGRPOScriptArguments, the trainer config, ...)
+    owners = [cls.__name__ for cls in getattr(parser, "dataclass_types", ())] or ["the pipeline's arguments"]
     hints = []
     for key in keys:
         close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
         hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (
-        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of VCoderScriptArguments, the "
-        "trainer config or ModelConfig. Fix the spelling or remove them (`vcoder train grpo --help` lists them all)."
+        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of {', '.join(owners)}. Fix the "
+        "spelling or remove them (`vcoder train PIPELINE --help` lists them all)."
     )
+
+
+def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception]) -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping (a recipe); ``error`` says what is wrong, naming ``what`` and path.
+
+    Args:
+        path: the file.
+        what: how messages name it (``"config file"``, ``"curriculum recipe"``).
+        see: where to find good ones (``"configs/"``).
+        error: the exception class to raise.
+    """
+    import yaml
+
+    if not os.path.isfile(path):
+        raise error(f"{what} {path!r} does not exist; pass an existing YAML recipe (see {see})")
+    with open(path) as handle:
+        try:
+            data = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            raise error(f"{what} {path!r} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
+    return data
 
 
 def check_recipe(parser, path: str) -> dict[str, Any]:
@@ -45,20 +71,10 @@ def check_recipe(parser, path: str) -> dict[str, Any]:
     Raises:
         RecipeError: the file is missing, is not a mapping, or has keys no dataclass knows.
     """
-    import yaml
-
-    if not os.path.isfile(path):
-        raise RecipeError(f"config file {path!r} does not exist; pass an existing YAML recipe (see configs/)")
-    with open(path) as handle:
-        try:
-            recipe = yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise RecipeError(f"config file {path!r} is not valid YAML: {exc}") from exc
-    if not isinstance(recipe, dict):
-        raise RecipeError(f"config file {path!r} must hold a YAML mapping of option: value, got {type(recipe)}")
+    recipe = load_yaml_mapping(path, what="config file", see="configs/", error=RecipeError)
     unknown = [key for key in recipe if key not in known_keys(parser)]
     if unknown:
-        raise RecipeError(_unknown_message(unknown, known_keys(parser), f"config file {path!r}"))
+        raise RecipeError(_unknown_message(parser, unknown, f"config file {path!r}"))
     return recipe
 
 
@@ -87,7 +103,7 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
     _, remaining = parser.parse_known_args(flags)
     if remaining:
         unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
-        raise RecipeError(_unknown_message(unknown or remaining, known_keys(parser), "command line"))
+        raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
     parsed = parser.parse_args_and_config(argv)
     return tuple(parsed)
 
@@ -199,7 +215,7 @@ def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -
 def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None) -> dict:
     """Train (resuming if asked), save model and state to ``output_dir``, score the holdout on the main process.
 
-    Shared by the GRPO and SFT pipelines.
+    Shared by the pipelines (Step-GRPO has no holdout: pass None).
 
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
@@ -213,7 +229,7 @@ def train_and_save(trainer, holdout, script_args, training_args, *, resume: str 
         "train_runtime": result.metrics.get("train_runtime"),
         "holdout": None,
     }
-    if script_args.eval_holdout and holdout is not None and trainer.accelerator.is_main_process:
+    if holdout is not None and script_args.eval_holdout and trainer.accelerator.is_main_process:
         from vcoder.pipelines.heldout import evaluate_model, write_eval
 
         metrics = evaluate_model(
@@ -226,4 +242,31 @@ def train_and_save(trainer, holdout, script_args, training_args, *, resume: str 
         write_eval(metrics, training_args.output_dir)
         summary["holdout"] = metrics["mean"]
     trainer.accelerator.wait_for_everyone()
+    return summary
+
+
+def run_pipeline(build, script_args, training_args, model_args, *, name: str) -> dict:
+    """The pipelines' shared ``main``: resolve the resume point, warn when the disk is short (main process, before
+    spending hours), build the trainer, train, save and score the holdout.
+
+    Args:
+        build: ``build(script_args, training_args, model_args) -> (trainer, holdout rows or None)``.
+        script_args: the pipeline's script arguments.
+        training_args: its trainer config.
+        model_args: TRL ``ModelConfig``.
+        name: the pipeline's name for the log.
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
+    """
+    from vcoder.pipelines.disk import check_free_space
+
+    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
+    if training_args.process_index == 0:
+        check_free_space(training_args, model_args)
+    # one line per process: a multi-process launch that started fewer processes than asked shows here
+    logger.info("%s: process %d of %d", name, training_args.process_index, training_args.world_size)
+    trainer, holdout = build(script_args, training_args, model_args)
+    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
+    logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)
     return summary

@@ -3,7 +3,8 @@
 Run it on one process, or many with accelerate (each process owns its browser pool, so rewards scale with it):
 
     accelerate launch -m vcoder.pipelines.grpo --config configs/grpo/qwen2_5_vl_3b.yaml
-    accelerate launch --num_processes 2 --cpu -m vcoder.pipelines.grpo --config configs/tiny_cpu_grpo.yaml
+    accelerate launch --config_file configs/accelerate/cpu_2proc.yaml -m vcoder.pipelines.grpo \
+        --config configs/tiny_cpu_grpo.yaml
     vcoder train grpo --config configs/tiny_cpu_grpo.yaml --max_steps 20
 
 (``vcoder/pipelines/training.py``, the file this pipeline had before, still launches it for existing scripts.)
@@ -81,16 +82,9 @@ def main(script_args, training_args, model_args) -> dict:
     Returns:
         A summary ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
     """
-    from vcoder.pipelines.common import resolve_resume, train_and_save
-    from vcoder.pipelines.disk import check_free_space
+    from vcoder.pipelines.common import run_pipeline
 
-    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
-    if training_args.process_index == 0:  # warn before spending hours: the recipe's writes vs the free space
-        check_free_space(training_args, model_args)
-    trainer, holdout = build_trainer(script_args, training_args, model_args)
-    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
-    logger.info("GRPO finished at step %d; model in %s", trainer.state.global_step, training_args.output_dir)
-    return summary
+    return run_pipeline(build_trainer, script_args, training_args, model_args, name="GRPO")
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

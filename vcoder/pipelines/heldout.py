@@ -90,19 +90,14 @@ def score_predictions(
         at least one element).
     """
     from vcoder.eval.scoring import prediction_html, score_rendered
-    from vcoder.rendering import BrowserPool
+    from vcoder.rendering import pool_or_private
 
     ids = [str(i) for i in range(len(references))] if ids is None else [str(i) for i in ids]
     pages = [prediction_html(text) for text in predictions]
-    own = pool is None
-    pool = pool or BrowserPool(max_pages=2)
-    try:
-        rendered = pool.render_many(
+    with pool_or_private(pool, max_pages=2) as renderer:
+        rendered = renderer.render_many(
             list(references) + [html for html, _ in pages], width=width, height=height, full_page=True
         )
-    finally:
-        if own:
-            pool.close()
     refs, preds = rendered[: len(references)], rendered[len(references) :]
     rows = []
     for sample_id, (_, note), ref, pred in zip(ids, pages, refs, preds):

@@ -75,15 +75,9 @@ def main(script_args, training_args, model_args) -> dict:
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout"}``.
     """
-    from vcoder.pipelines.common import resolve_resume, train_and_save
-    from vcoder.pipelines.disk import check_free_space
+    from vcoder.pipelines.common import run_pipeline
 
-    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
-    if training_args.process_index == 0:  # warn before spending hours: the recipe's writes vs the free space
-        check_free_space(training_args, model_args)
-    trainer, holdout = build_trainer(script_args, training_args, model_args)
-    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
-    return summary
+    return run_pipeline(build_trainer, script_args, training_args, model_args, name="SFT")
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

@@ -72,6 +72,13 @@ class StepGRPOScriptArguments:
         metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
     )
     render_max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages per process."})
+    verdict_log: str | None = field(
+        default=None,
+        metadata={
+            "help": "Verdict log (JSONL) every site grading is appended to: what `vcoder orm train --verdicts` "
+            "learns from (screenshots go to screens/ beside it). None: no log."
+        },
+    )
     judge_base_url: str | None = field(
         default=None,
         metadata={"help": "OpenAI-compatible VLM endpoint grading screenshots (None: appearance not judged)."},
@@ -178,7 +185,8 @@ class StepGRPOScriptArguments:
             judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
         if self.gui_agent_base_url:
             gui_agent = VLMPolicy(self.gui_agent_base_url, self.gui_agent_model, timeout_ms=self.endpoint_timeout_ms)
-        return SiteGrader(pool=get_default_pool(max_pages=self.render_max_pages), judge=judge, gui_agent=gui_agent)
+        pool = get_default_pool(max_pages=self.render_max_pages)
+        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
 
 
 def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:

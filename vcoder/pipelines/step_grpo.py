@@ -178,24 +178,15 @@ def main(script_args, training_args, model_args) -> dict:
     """Train with Step-GRPO and save the model and the trainer state to ``output_dir``.
 
     Returns:
-        ``{"output_dir", "global_step", "train_runtime"}``.
+        ``{"output_dir", "global_step", "train_runtime", "holdout": None}``.
     """
-    from vcoder.pipelines.common import resolve_resume
+    from vcoder.pipelines.common import run_pipeline
 
-    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
-    trainer = build_trainer(script_args, training_args, model_args)
-    state = trainer.accelerator.state
-    logger.info("Step-GRPO: process %d of %d", state.process_index, state.num_processes)
-    result = trainer.train(resume_from_checkpoint=resume)
-    trainer.save_model(training_args.output_dir)
-    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
-    trainer.accelerator.wait_for_everyone()
-    logger.info("Step-GRPO finished at step %d; model in %s", trainer.state.global_step, training_args.output_dir)
-    return {
-        "output_dir": training_args.output_dir,
-        "global_step": trainer.state.global_step,
-        "train_runtime": result.metrics.get("train_runtime"),
-    }
+    def build(script_args, training_args, model_args):
+        # no holdout: WebGen-Bench (`vcoder eval webgen-bench`) measures the policy
+        return build_trainer(script_args, training_args, model_args), None
+
+    return run_pipeline(build, script_args, training_args, model_args, name="Step-GRPO")
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

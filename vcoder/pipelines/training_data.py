@@ -92,7 +92,7 @@ def synthetic_rows(
     from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
     from vcoder.data.synthetic import generate_page, page_digest
     from vcoder.images import resize_to_max_pixels
-    from vcoder.rendering import BrowserPool
+    from vcoder.rendering import pool_or_private
 
     pages, seen = [], set(exclude)
     candidate = seed * 1_000_003
@@ -106,20 +106,15 @@ def synthetic_rows(
         pages.append(page)
         if candidate - seed * 1_000_003 > 50 * n + 1000:
             raise ValueError(f"could not find {n} distinct difficulty-{difficulty} pages; ask for fewer")
-    own = pool is None
-    pool = BrowserPool(max_pages=2) if own else pool
-    try:
+    with pool_or_private(pool, max_pages=2) as renderer:
         htmls = [p.html for p in pages]
-        shots = pool.render_many(htmls, width=width, height=height, full_page=True, progress=progress)
+        shots = renderer.render_many(htmls, width=width, height=height, full_page=True, progress=progress)
         # a loaded machine occasionally fails a screenshot ("Unable to capture screenshot"): retry those once
         retry = [i for i, r in enumerate(shots) if not r.ok]
         if retry:
-            again = pool.render_many([htmls[i] for i in retry], width=width, height=height, full_page=True)
+            again = renderer.render_many([htmls[i] for i in retry], width=width, height=height, full_page=True)
             for i, rendered in zip(retry, again):
                 shots[i] = rendered
-    finally:
-        if own:
-            pool.close()
     failed = [(p.id, r.error) for p, r in zip(pages, shots) if not r.ok]
     if failed:
         raise RuntimeError(f"{len(failed)} synthetic pages failed to render, e.g. {failed[:3]}; check Chromium")

@@ -18,6 +18,7 @@ _LAZY = {
     "AsyncBrowserPool": "vcoder.rendering.pool",
     "BrowserPool": "vcoder.rendering.sync",
     "get_default_pool": "vcoder.rendering.sync",
+    "pool_or_private": "vcoder.rendering.sync",
 }
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Rendered",
     "TextBlock",
     "get_default_pool",
+    "pool_or_private",
 ]
 
 

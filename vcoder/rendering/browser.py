@@ -38,13 +38,43 @@ BASE_ARGS = (
     "--proxy-server=http://127.0.0.1:9",
     "--proxy-bypass-list=<-loopback>",
 )
+# Playwright (1.65) launches Chromium with this --disable-features list, and Chromium keeps only the LAST
+# --disable-features switch (a second one re-enables everything in the first): ours repeats it, plus our own.
+# ``Browser`` checks the launched command line and relaunches with the union should Playwright's list grow.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# Features we switch off too. Not RenderDocument, although off it saves CPU per navigation (bench/render_candidates.py):
+# with it off, chromium-headless-shell keeps a frame's raster state from a full-page screenshot of a tall page to the
+# next document of the tab, whose text then differs by subpixels (tests/rendering/test_fast_path.py)
+OUR_DISABLED_FEATURES: tuple[str, ...] = ()
+DISABLE_FEATURES = "--disable-features="
+# Debian's chromium-headless-shell: the same Chromium without the full browser's UI layers, about a third less CPU
+# per render (bench/render.py --executable); Debian's full chromium is the fallback
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 LAUNCH_TIMEOUT_MS = 60000
 CLOSE_TIMEOUT_MS = 3000
 
 
 def find_executable(executable_path: str | os.PathLike | None, playwright_path: str | None) -> str | None:
-    """Pick the Chromium binary: the argument, else ``$VCODER_CHROMIUM``, else Playwright's, else Debian's.
+    """Pick the Chromium binary: the argument, else ``$VCODER_CHROMIUM``, else Playwright's, else Debian's
+    ``chromium-headless-shell``, else Debian's ``chromium``.
 
     Args:
         executable_path: an explicit path (validated).
@@ -61,10 +91,13 @@ def find_executable(executable_path: str | os.PathLike | None, playwright_path: 
         return check_executable(explicit)
     if playwright_path and Path(playwright_path).is_file():
         return None
+    if Path(HEADLESS_SHELL).is_file():
+        return HEADLESS_SHELL
     found = shutil.which("chromium") or (DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).is_file() else None)
     if found is None:
         raise FileNotFoundError(
-            "no Chromium found: install Debian's chromium (apt-get install chromium) or pass executable_path=..."
+            "no Chromium found: install Debian's chromium-headless-shell and chromium "
+            "(apt-get install chromium-headless-shell chromium) or pass executable_path=..."
         )
     return found
 
@@ -83,14 +116,32 @@ def check_executable(path: str | os.PathLike) -> str:
     return str(path)
 
 
-def launch_args(extra: tuple[str, ...] | list[str] = ()) -> tuple[list[str], str]:
+def launch_args(extra: tuple[str, ...] | list[str] = (), *, disabled: tuple[str, ...] = ()) -> tuple[list[str], str]:
     """Chromium flags plus a unique marker switch that lets us find this browser's processes.
+
+    Every ``--disable-features`` list (Playwright's, ours, ``disabled``, any in ``extra``) is merged into the one
+    switch Chromium keeps, placed last.
 
     Returns:
         ``(args, marker)``.
     """
     marker = f"--vcoder-pool={uuid.uuid4().hex}"
-    return [*BASE_ARGS, *extra, marker], marker
+    features = [*PLAYWRIGHT_DISABLED_FEATURES, *OUR_DISABLED_FEATURES, *disabled]
+    others = []
+    for arg in extra:
+        if arg.startswith(DISABLE_FEATURES):
+            features += arg[len(DISABLE_FEATURES) :].split(",")
+        else:
+            others.append(arg)
+    merged = DISABLE_FEATURES + ",".join(dict.fromkeys(f for f in features if f))
+    return [*BASE_ARGS, *others, marker, merged], marker
+
+
+def lost_features(argv: list[str]) -> tuple[str, ...]:
+    """The features an earlier ``--disable-features`` of ``argv`` disables that its last one (the one Chromium keeps)
+    does not."""
+    lists = [a[len(DISABLE_FEATURES) :].split(",") for a in argv if a.startswith(DISABLE_FEATURES)]
+    return tuple(f for f in dict.fromkeys(f for lst in lists[:-1] for f in lst) if f not in lists[-1]) if lists else ()
 
 
 def browser_processes(marker: str) -> list:
@@ -138,6 +189,7 @@ class Browser:
         self.executable_path, self.extra_args, self.stats = executable_path, extra_args, stats
         self.generation = 0
         self.marker = ""
+        self.disabled: tuple[str, ...] = ()  # features Playwright disables that our list did not know
         self._pw = self._browser = None
         self._relaunch_lock = asyncio.Lock()
 
@@ -158,11 +210,20 @@ class Browser:
             raise
 
     async def _launch(self) -> None:
-        args, marker = launch_args(self.extra_args)
         exe = find_executable(self.executable_path, self._pw.chromium.executable_path)
-        self._browser = await self._pw.chromium.launch(
-            executable_path=exe, args=args, headless=True, timeout=LAUNCH_TIMEOUT_MS
-        )
+        for _ in range(2):
+            args, marker = launch_args(self.extra_args, disabled=self.disabled)
+            self._browser = await self._pw.chromium.launch(
+                executable_path=exe, args=args, headless=True, timeout=LAUNCH_TIMEOUT_MS
+            )
+            procs = browser_processes(marker)
+            lost = lost_features(procs[0].cmdline()) if procs else ()
+            if not lost:
+                break
+            logger.warning("Playwright disables Chromium features %s that vcoder's list lacks; relaunching", lost)
+            self.disabled += lost
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._browser.close(), CLOSE_TIMEOUT_MS / 1000)
         self.marker = marker
         self.generation += 1
         gen = self.generation

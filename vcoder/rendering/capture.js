@@ -18,5 +18,7 @@ async (limits) => {
   await Promise.race([document.fonts.ready, vcoder.sleep(limits.fontWaitMs)]);
   await Promise.race([vcoder.settle(), vcoder.sleep(limits.settleWaitMs)]);
   vcoder.pause(); // nothing the page scheduled runs until the screenshot is taken (after() resumes)
-  return [vcoder.doc(), (LAYOUT)(limits)];
+  const layout = (LAYOUT)(limits);
+  await vcoder.frame(); // the layout's state is on screen before the screenshot is asked for
+  return [vcoder.doc(), layout];
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -12,8 +13,11 @@ _HERE = Path(__file__).parent
 INIT_JS = (_HERE / "init.js").read_text()
 _LAYOUT_FN = (_HERE / "layout.js").read_text().strip().rstrip(";")
 CAPTURE_JS = (_HERE / "capture.js").read_text().replace("(LAYOUT)", f"({_LAYOUT_FN})")
-# after the screenshot: resume the page's timers, and the document it shows now
-AFTER_JS = "() => window.__vcoder ? window.__vcoder.after() : null"
+# after the screenshot: the document the page shows now (and, for a live page, its timers resume)
+AFTER_JS = "(resume) => window.__vcoder ? window.__vcoder.after(resume) : null"
+FRAME_JS = "() => window.__vcoder && window.__vcoder.frame()"
+# what Chromium answers when asked for a screenshot before it has a frame to give (not the page's fault)
+NO_FRAME = "Unable to capture screenshot"
 # the DOM tree is also depth-capped so to_dict() output stays JSON-serialisable by recursive encoders
 LIMITS = {
     "maxTextNodes": 20000,
@@ -59,21 +63,32 @@ def build_layout(data: dict, width: int, height: int) -> Layout:
 
 
 async def capture(
-    page, *, full_page: bool, max_height: int, timeout_ms: float, console: list[str], document_url: str | None = None
+    page,
+    *,
+    full_page: bool,
+    max_height: int,
+    timeout_ms: float,
+    console: list[str],
+    document_url: str | None = None,
+    cdp=None,
+    resume: bool = False,
 ) -> Rendered:
     """Read the layout, then screenshot the same state (document size capped by ``max_height``/``MAX_WIDTH``).
 
     One render, one state: the layout and the screenshot must come from the same document, or the result is a
     ``FailureKind.NAVIGATION`` failure that says so (a meta refresh, ``location.replace``, a blob or ``about:blank``
-    document, ``document.open()`` between the two).
+    document, ``document.open()`` between the two). Chromium failing to give a screenshot twice is
+    ``FailureKind.BROWSER`` (not the page's fault).
 
     Args:
         page: a loaded Playwright page.
         full_page: whole document (True) or only the viewport.
         max_height: screenshot height cap in px.
-        timeout_ms: Playwright timeout for the screenshot.
+        timeout_ms: the render's deadline in ms (bounds the load and settle waits).
         console: console errors collected for this render.
         document_url: the URL the render served; the layout must be read from that document (None: any).
+        cdp: a CDP session attached to ``page`` (the slot's); None: one is opened for this capture.
+        resume: let the page's timers run again after the screenshot (a live page); a rendered page's stay stopped.
 
     Returns:
         A ``Rendered`` (elapsed_ms left 0 for the caller to fill in).
@@ -100,24 +115,22 @@ async def capture(
         )
     data = json.loads(raw)
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
-    truncated = False
+    w, h, truncated = vw, vh, False
+    if full_page:
+        doc_w, doc_h = max(int(data["width"]), vw), max(int(data["height"]), vh)
+        w, h = min(doc_w, MAX_WIDTH), min(doc_h, max_height)
+        truncated = (w, h) != (doc_w, doc_h)
     try:
-        if full_page:
-            doc_w, doc_h = max(int(data["width"]), vw), max(int(data["height"]), vh)
-            w, h = min(doc_w, MAX_WIDTH), min(doc_h, max_height)
-            truncated = (w, h) != (doc_w, doc_h)
-            # animations and the caret are already off (init.js); full_page only when the document outgrows the viewport
-            png = await page.screenshot(
-                full_page=(w, h) != (vw, vh), clip={"x": 0, "y": 0, "width": w, "height": h}, timeout=timeout_ms
-            )
-        else:
-            w, h = vw, vh
-            png = await page.screenshot(timeout=timeout_ms)
-    except Exception:
-        if await _document(page) != doc:
+        png = await screenshot(page, cdp, width=w, height=h, beyond_viewport=(w, h) != (vw, vh))
+    except Exception as exc:
+        if await _document(page, resume) != doc:
             return replaced(page, "between its layout and its screenshot")
+        if NO_FRAME in str(exc):
+            return Rendered.failure(
+                FailureKind.BROWSER, f"browser: Chromium could not take the screenshot, twice ({first_line(exc)})"
+            )
         raise
-    if await _document(page) != doc:
+    if await _document(page, resume) != doc:
         return replaced(page, "between its layout and its screenshot")
     return Rendered(
         ok=True,
@@ -130,12 +143,44 @@ async def capture(
     )
 
 
-async def _document(page) -> dict | None:
+async def screenshot(page, cdp, *, width: int, height: int, beyond_viewport: bool) -> bytes:
+    """PNG of the page's top-left ``width`` x ``height`` px: one CDP ``Page.captureScreenshot`` (Playwright's
+    ``page.screenshot`` costs several round trips and a second encode). Animations and the caret are off (init.js).
+
+    Chromium answers ``NO_FRAME`` when it has no frame to give yet: asked again once after the next frame.
+
+    Raises:
+        playwright's Error: the screenshot failed (twice, for ``NO_FRAME``).
+    """
+    own = cdp is None
+    if own:
+        cdp = await page.context.new_cdp_session(page)
+    params = {
+        "format": "png",
+        "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+        "captureBeyondViewport": beyond_viewport,
+        "optimizeForSpeed": True,  # zlib's fast setting: same pixels, ~35% larger PNG, a fraction of the CPU
+    }
+    try:
+        try:
+            shot = await cdp.send("Page.captureScreenshot", params)
+        except Exception as exc:
+            if NO_FRAME not in str(exc):
+                raise
+            await page.evaluate(FRAME_JS)
+            shot = await cdp.send("Page.captureScreenshot", params)
+    finally:
+        if own:
+            await cdp.detach()
+    return base64.b64decode(shot["data"])
+
+
+async def _document(page, resume: bool) -> dict | None:
     """The identity of the document the page shows now (None: one init.js did not mark, or it is being replaced)."""
     from playwright.async_api import Error as PlaywrightError
 
     try:
-        return await page.evaluate(AFTER_JS)
+        return await page.evaluate(AFTER_JS, resume)
     except PlaywrightError as exc:
         if document_replaced(exc):
             return None
@@ -154,3 +199,8 @@ def replaced(page, when: str) -> Rendered:
         f"navigation: the page replaced its document {when} (now at {page.url[:200]}); a render's screenshot and "
         "layout must describe one document",
     )
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type when it has none), capped for error strings."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]

@@ -1,9 +1,21 @@
 // Determinism shim, installed as an init script in every document before the page's own scripts run.
 // It exposes window.__vcoder (non-enumerable, frozen) to vcoder's capture script: doc(), sleep(), settle(),
-// pause(), after().
+// pause(), after(), frame().
 (() => {
   const realSetTimeout = window.setTimeout.bind(window);
   const realClearTimeout = window.clearTimeout.bind(window);
+  const realFrame = window.requestAnimationFrame.bind(window);
+
+  // ---- isolation: the tab keeps window.name across navigations, so a render could read what an earlier one (a
+  // fresh origin on the same site) wrote; a top-level document starts with none, unless a document of its own
+  // origin navigated to it (a live page following its own link keeps it, as in any browser)
+  if (window === window.top) {
+    let own = false;
+    try {
+      own = document.referrer !== "" && new URL(document.referrer).origin === location.origin;
+    } catch (e) {}
+    if (!own) window.name = "";
+  }
 
   // ---- the document's identity ----
   // one token per document, so the capture can tell whether its layout and its screenshot saw the same one;
@@ -80,11 +92,36 @@
   let inflight = 0; // fetches, response bodies and XHRs under way
   const settleWaiters = [];
   const channel = new MessageChannel(); // a macrotask per timer, unclamped, so real events interleave as usual
+  // Work a page queues for itself outside the timers runs in message tasks (React's scheduler commits in one, and
+  // yields between slices by posting the next): settled also means two of our own message tasks in a row saw no
+  // timer due, no fetch and no message posted by the page since the previous one (bounded by the capture's wait).
+  const realPost = MessagePort.prototype.postMessage;
+  const post = (port) => realPost.call(port, null);
+  let posted = false;
+  MessagePort.prototype.postMessage = function postMessage(...args) {
+    posted = true;
+    return realPost.apply(this, args);
+  };
+  const realWindowPost = window.postMessage;
+  window.postMessage = function postMessage(...args) {
+    posted = true;
+    return realWindowPost.apply(this, args);
+  };
+  const confirmChannel = new MessageChannel();
+  let confirming = false;
+  let quiet = 0;
+  const confirm = () => {
+    if (!confirming) {
+      confirming = true;
+      posted = false;
+      post(confirmChannel.port2);
+    }
+  };
 
   const schedule = () => {
     if (!pumpQueued && !paused) {
       pumpQueued = true;
-      channel.port2.postMessage(null);
+      post(channel.port2);
     }
   };
   const addUs = (fn, delayUs, args, every, nested) => {
@@ -142,7 +179,17 @@
         if (!paused && next) fire(next);
       }, (t.due - clockUs) / 1000);
     }
-    if (settled()) for (const resolve of settleWaiters.splice(0)) resolve();
+    if (settled() && settleWaiters.length) confirm();
+  };
+
+  confirmChannel.port1.onmessage = () => {
+    confirming = false;
+    quiet = settled() && !posted ? quiet + 1 : 0;
+    if (quiet >= 2) {
+      quiet = 0;
+      for (const resolve of settleWaiters.splice(0)) resolve();
+    } else if (settled()) confirm();
+    else schedule(); // the pump confirms again once it is settled
   };
 
   window.setTimeout = function setTimeout(fn, ms, ...args) {
@@ -237,24 +284,29 @@
       sleep: (ms) => new Promise((resolve) => realSetTimeout(resolve, ms)),
       // resolves when no timer is left to fast-forward and nothing is being fetched
       settle: () =>
-        settled()
-          ? Promise.resolve()
-          : new Promise((resolve) => {
-              settleWaiters.push(resolve);
-              schedule();
-            }),
+        new Promise((resolve) => {
+          settleWaiters.push(resolve);
+          if (settled()) confirm();
+          else schedule();
+        }),
       // no timer or frame runs from the layout read until after the screenshot
       pause: () => {
         paused = true;
         if (realHandle !== null) realClearTimeout(realHandle);
         realHandle = null;
       },
-      // the screenshot is taken: timers go on, and the capture learns which document the page shows now
-      after: () => {
-        paused = false;
-        schedule();
+      // the screenshot is taken: the capture learns which document the page shows now; a live page's timers go
+      // on (resume), a rendered page's stay stopped: nothing it scheduled runs until the next render replaces it
+      after: (resume) => {
+        if (resume) {
+          paused = false;
+          schedule();
+        }
         return identity();
       },
+      // resolves after the next real frame is produced: a screenshot asked for before a new document's first
+      // compositor frame fails ("Unable to capture screenshot")
+      frame: () => new Promise((resolve) => realFrame(() => realSetTimeout(resolve, 0))),
     }),
   });
 

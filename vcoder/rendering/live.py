@@ -73,6 +73,8 @@ async def snapshot(
                 max_height=max_height,
                 timeout_ms=timeout_ms,
                 console=slot.console if slot else [],
+                cdp=slot.cdp if slot else None,
+                resume=True,
             ),
             (timeout_ms + MARGIN_MS) / 1000,
         )

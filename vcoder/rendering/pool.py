@@ -34,11 +34,12 @@ class AsyncBrowserPool:
             is called from other loops; ``BrowserPool`` passes its background loop). None: the first loop that
             uses the pool, replaced by the next caller's when it has been closed (successive ``asyncio.run``).
         max_pages: concurrent page slots (each its own browser context).
-        executable_path: Chromium binary (default: ``$VCODER_CHROMIUM``, Playwright's, then ``/usr/bin/chromium``).
+        executable_path: Chromium binary (default: ``$VCODER_CHROMIUM``, Playwright's, Debian's
+            ``chromium-headless-shell``, then its ``chromium``).
         assets_dir: front-end asset cache (default ``$VCODER_ASSETS_DIR`` or ``~/.cache/vcoder/assets``).
         timeout_ms: default per-render deadline, in ms.
         max_height: screenshot height cap in px (taller pages are cut, ``Rendered.truncated``).
-        launch_args: extra Chromium flags.
+        launch_args: extra Chromium flags (a ``--disable-features`` list is merged into the pool's one).
         recycle_after: renders after which a slot's context is replaced. Measured over 500 renders: browser memory
             grew ~16% with 500 and stayed flat with 100 (a new context costs ~0.2 s, 0.2% of 100 renders).
 

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import Browser
-from vcoder.rendering.capture import capture, document_replaced, replaced
+from vcoder.rendering.capture import capture, document_replaced, first_line, replaced
 from vcoder.rendering.jobs import Job
 from vcoder.rendering.network import ORIGIN_DOMAIN
 from vcoder.rendering.slots import Slot, Slots
@@ -75,15 +75,16 @@ class Renderer:
             await renderer.slots.open_all()
         except Exception as exc:
             await renderer.close()
-            raise BrowserUnavailable(f"Chromium would not start ({type(exc).__name__}: {_first_line(exc)})") from exc
+            raise BrowserUnavailable(f"Chromium would not start ({type(exc).__name__}: {first_line(exc)})") from exc
         return renderer
 
     async def load(self, slot: Slot, job: Job, *, live: bool = False) -> str:
-        """Navigate ``slot`` to a fresh origin serving ``job``'s document; returns its URL once it commits.
+        """Navigate ``slot`` (made ready for it: ``Slots.ready``) to a fresh origin serving ``job``'s document;
+        returns its URL once it commits.
 
         A live page's origin is ``live<n>.``: past the fast-forward budget its timers follow real time (init.js).
         """
-        await slot.context.clear_cookies()  # cookies may be set for the shared parent domain
+        slot.clean = False
         origin = f"http://{'live' if live else 'r'}{next(self._counter)}.{ORIGIN_DOMAIN}"
         slot.target.reset(origin, job.html, job.entry, job.site, live=live)
         slot.console = []
@@ -115,12 +116,17 @@ class Renderer:
             timeout_ms=job.timeout_ms,
             console=slot.console,
             document_url=url,
+            cdp=slot.cdp,
         )
+        slot.reset_soon()  # overlaps with the caller's use of the result; awaited before the slot's next document
         slot.renders += 1
         if slot.renders >= self.recycle_after:
             await self.slots.discard(slot)
         elif slot.renders % HEAP_CHECK_EVERY == 0:
-            heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
+            try:
+                heap = await slot.page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : 0")
+            except PlaywrightError:  # the page is leaving its document: not this render's failure, the slot's end
+                heap = HEAP_LIMIT + 1
             if heap > HEAP_LIMIT:
                 await self.slots.discard(slot)
         return result
@@ -146,7 +152,7 @@ class Renderer:
                 if result is None and attempt == 0 and not self.closed:
                     continue  # the browser died under this render: relaunched, retry once
                 if result is None:
-                    why = POOL_CLOSED if self.closed else f"Chromium died twice while rendering ({_first_line(exc)})"
+                    why = POOL_CLOSED if self.closed else f"Chromium died twice while rendering ({first_line(exc)})"
                     result = Rendered.unavailable(why, elapsed)
                 break
             finally:
@@ -167,7 +173,7 @@ class Renderer:
             return await self._classify(slot, gen, exc, timeout_ms, elapsed)
         except Exception as again:  # relaunching (or replacing the slot) failed: Chromium will not come back
             logger.warning("Chromium died and would not start again: %s", again)
-            return Rendered.unavailable(f"Chromium died and would not start again ({_first_line(again)})", elapsed)
+            return Rendered.unavailable(f"Chromium died and would not start again ({first_line(again)})", elapsed)
 
     async def _classify(self, slot: Slot, gen: int, exc: BaseException, timeout_ms: float, elapsed: float):
         from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -192,7 +198,7 @@ class Renderer:
             )
         logger.debug("render failed", exc_info=exc)
         return Rendered.failure(
-            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {_first_line(exc)}", elapsed
+            FailureKind.NAVIGATION, f"navigation: {type(exc).__name__}: {first_line(exc)}", elapsed
         )
 
     async def close(self) -> None:
@@ -205,7 +211,3 @@ class Renderer:
 def _consume(fut: asyncio.Future) -> None:
     if not fut.cancelled():
         fut.exception()  # retrieved: a late goto failure after the document committed is not an error
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]

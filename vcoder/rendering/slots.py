@@ -15,6 +15,9 @@ from vcoder.rendering.network import HermeticRouter, RenderTarget, close_websock
 
 logger = logging.getLogger(__name__)
 
+# a page that does not take a new viewport size within this is replaced by a fresh one (opened at that size)
+VIEWPORT_TIMEOUT_MS = 5000
+
 CONTEXT_OPTIONS = {
     "viewport": {"width": defaults.WIDTH, "height": defaults.HEIGHT},
     "device_scale_factor": 1,
@@ -35,6 +38,9 @@ class Slot:
         self.target = RenderTarget()
         self.context = None
         self.page = None
+        self.cdp = None  # a CDP session on the page (screenshots, navigation history)
+        self.clean = True  # no document loaded since the context was opened or reset
+        self._reset: asyncio.Future | None = None
         self.generation = -1
         self.renders = 0
         self.crashed = False
@@ -48,6 +54,34 @@ class Slot:
         fut = asyncio.get_running_loop().create_future()
         self._expected = (url, fut)
         return fut
+
+    def reset_soon(self) -> None:
+        """Start clearing what the last document left (cookies, history): overlapped with the caller's work after a
+        screenshot, awaited by ``prepare`` before the next document loads."""
+        self._reset = asyncio.ensure_future(self._clear())
+        self._reset.add_done_callback(_retrieve)
+
+    async def prepare(self) -> bool:
+        """Make the slot's context as a fresh one for the next document: cookies cleared (one may be set for the
+        shared parent domain, readable by every later origin) and the tab's history reset (``history.length``).
+
+        Returns:
+            False when the reset failed (e.g. the last document was still navigating): replace the slot.
+        """
+        reset, self._reset = self._reset, None
+        try:
+            if reset is not None:
+                await reset
+            elif not self.clean:
+                await self._clear()
+        except Exception as exc:
+            logger.debug("a slot's reset failed (%s); replacing its context", exc)
+            return False
+        return True
+
+    async def _clear(self) -> None:
+        await asyncio.gather(self.context.clear_cookies(), self.cdp.send("Page.resetNavigationHistory"))
+        self.clean = True
 
     def on_navigated(self, frame) -> None:
         if frame.parent_frame is None and self._expected and frame.url == self._expected[0]:
@@ -96,12 +130,13 @@ class Slots:
         """The slot that holds ``page``."""
         return next((s for s in self.all if s.page is page), None)
 
-    async def open(self, slot: Slot) -> None:
-        """Give ``slot`` a fresh context and page on the current browser."""
-        slot.page = None
-        ctx = await self.browser.new_context(**CONTEXT_OPTIONS)
+    async def open(self, slot: Slot, *, width: int = defaults.WIDTH, height: int = defaults.HEIGHT) -> None:
+        """Give ``slot`` a fresh context and page, ``width`` x ``height``, on the current browser."""
+        slot.page = slot.cdp = slot._reset = None
+        ctx = await self.browser.new_context(**{**CONTEXT_OPTIONS, "viewport": {"width": width, "height": height}})
         slot.context, slot.generation, slot.renders = ctx, self.browser.generation, 0
         slot.crashed = slot.discarded = False
+        slot.clean = True
         await ctx.add_init_script(INIT_JS)
         await ctx.route("**/*", HermeticRouter(slot.target, self.store))
         await ctx.route_web_socket(re.compile(r".*"), close_websocket)
@@ -112,22 +147,32 @@ class Slots:
         page.on("crash", lambda _: setattr(slot, "crashed", True))
         page.on("console", lambda m: m.type == "error" and slot.console.append(m.text[:500]))
         page.on("pageerror", lambda e: slot.console.append(str(e)[:500]))
-        slot.page, slot.viewport = page, (defaults.WIDTH, defaults.HEIGHT)
+        slot.cdp = await ctx.new_cdp_session(page)
+        slot.page, slot.viewport = page, (width, height)
 
     async def ready(self, slot: Slot, width: int, height: int) -> None:
-        """Make ``slot`` usable at ``width`` x ``height``: reopened if its page is gone, crashed (also while idle)
-        or from a dead browser."""
-        if slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed() or slot.crashed:
+        """Make ``slot`` usable for its next document at ``width`` x ``height``: reset (``Slot.prepare``), or
+        reopened if its page is gone, crashed (also while idle), from a dead browser, would not reset, or will not
+        take the new size in time."""
+        stale = slot.page is None or slot.generation != self.browser.generation or slot.page.is_closed()
+        if stale or slot.crashed or not await slot.prepare():
             if slot.page is not None:
                 await self.discard(slot)
-            await self.open(slot)
+            await self.open(slot, width=width, height=height)
         if slot.viewport != (width, height):
-            await slot.page.set_viewport_size({"width": width, "height": height})
-            slot.viewport = (width, height)
+            try:
+                await asyncio.wait_for(
+                    slot.page.set_viewport_size({"width": width, "height": height}), VIEWPORT_TIMEOUT_MS / 1000
+                )
+                slot.viewport = (width, height)
+            except asyncio.TimeoutError:
+                logger.warning("a page did not resize within %d ms; replacing it", VIEWPORT_TIMEOUT_MS)
+                await self.discard(slot)
+                await self.open(slot, width=width, height=height)
 
     async def discard(self, slot: Slot) -> None:
         """Drop a slot's context (hung, crashed or worn page); a context that will not close relaunches the browser."""
-        ctx, slot.context, slot.page = slot.context, None, None
+        ctx, slot.context, slot.page, slot.cdp, slot._reset = slot.context, None, None, None, None
         self.stats["page_replacements"] += 1
         if ctx is None:
             return
@@ -147,6 +192,11 @@ def _close_popup(slot: Slot, page) -> None:
 async def _dismiss(dialog) -> None:
     with contextlib.suppress(Exception):
         await dialog.dismiss()
+
+
+def _retrieve(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()  # a reset that fails is re-raised where it is awaited, or moot once the slot is replaced
 
 
 async def _quiet(coro) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 
 from vcoder.rendering import defaults
 from vcoder.rendering.jobs import DEFAULT_ENTRY, per_document
@@ -231,3 +232,21 @@ def get_default_pool(
         elif options:
             logger.warning("get_default_pool(%s): the shared pool already exists; options ignored", options)
         return _default
+
+
+@contextlib.contextmanager
+def pool_or_private(pool: BrowserPool | None, *, max_pages: int | None = None) -> Iterator[BrowserPool]:
+    """The caller's pool, or a private one closed when the block ends (for functions that take ``pool=None``).
+
+    Example:
+        >>> with pool_or_private(None, max_pages=1) as p:  # doctest: +SKIP
+        ...     shot = p.render("<h1>hi</h1>")
+    """
+    if pool is not None:
+        yield pool
+        return
+    private = BrowserPool() if max_pages is None else BrowserPool(max_pages=max_pages)
+    try:
+        yield private
+    finally:
+        private.close()

@@ -43,7 +43,9 @@ async def gui_agent_reward(
             ``task`` and either ``steps``/``expect`` (scripted) or an ``expected_result`` in words (VLM agent; see
             :class:`vcoder.agents.policy.TestCase`); None or empty for samples without cases.
         settings: ``gui_*`` limits and endpoint, ``render_*`` viewport and load timeout (``make_gui_agent_reward``).
-        **kwargs: other dataset columns and TRL extras (ignored).
+        **kwargs: other dataset columns and TRL extras; with ``verdict_log`` set, ``task_id``/``id``,
+            ``instruction``, ``prompts`` and ``trainer_state`` name each logged verdict (one record per distinct
+            page the agents could judge).
 
     Returns:
         One value per completion: the mean verdict score in [0, 1], 0.0 without HTML, None when the sample has no
@@ -54,20 +56,54 @@ async def gui_agent_reward(
     with_vlm = settings.gui_base_url is not None
     # identical (page, cases) pairs are graded once: GRPO groups often repeat completions
     memo: dict[tuple[str, str], asyncio.Future] = {}
+    first: dict[tuple[str, str], int] = {}  # the sample a graded page is logged under
     jobs = []
-    for completion, cases in zip(completions, cases_col):
+    for i, (completion, cases) in enumerate(zip(completions, cases_col)):
         key, job = _prepare(completion, cases, with_vlm=with_vlm)
         if job is None:
-            jobs.append(_const(key))
+            jobs.append(_const((key, ())))
             continue
         if key not in memo:
-            memo[key] = asyncio.ensure_future(_grade(*job, settings))
+            memo[key], first[key] = asyncio.ensure_future(_grade(*job, settings)), i
         jobs.append(memo[key])
-    return list(await asyncio.gather(*jobs))
+    graded = list(await asyncio.gather(*jobs))
+    if settings.verdict_log is not None and first:
+        graded_pages = {k: (i, memo[k].result()) for k, i in first.items()}
+        _log_verdicts(settings.verdict_log, graded_pages, n, kwargs.get("instruction"), kwargs)
+    return [score for score, _ in graded]
 
 
 async def _const(value: Any) -> Any:
     return value
+
+
+def _log_verdicts(log: str, graded: dict, n: int, instruction: Any, kwargs: dict[str, Any]) -> None:
+    """Append one record per distinct graded page (those the agents could judge) to the verdict log."""
+    from vcoder.agents.verdict_writing import append_record, site_record
+    from vcoder.rewards.verdict_log import sample_tasks, step_meta
+
+    try:
+        tasks = sample_tasks(n, instruction=instruction, kwargs=kwargs)
+    except ValueError:  # a column of another length: the records cannot be named
+        logger.warning("gui_agent_reward: dataset columns do not match %d completions; verdicts not logged", n)
+        return
+    meta = step_meta("gui_agent", kwargs)
+    for (html, _), (i, (score, pairs)) in graded.items():
+        if score is None:
+            continue
+        task_id, text = tasks[i]
+        make = functools.partial(
+            site_record,
+            task_id=task_id,
+            instruction=text,
+            source="gui_agent",
+            score=score,
+            files={"index.html": html},
+            cases=[c for c, _ in pairs],
+            results=[r for _, r in pairs],
+            meta=meta,
+        )
+        append_record(log, make)
 
 
 def _prepare(completion: Any, cases: Any, *, with_vlm: bool) -> tuple[Any, tuple | None]:
@@ -120,7 +156,8 @@ def _chat_client(base_url: str, model: str, timeout_ms: int):
     return ChatClient(base_url, model, timeout_ms=timeout_ms, max_retries=0)
 
 
-async def _grade(html: str, cases: list, settings: RewardSettings) -> float | None:
+async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[float | None, tuple]:
+    """The page's mean verdict and its ``(case, result)`` pairs; ``(None, ())`` when it could not be judged."""
     from vcoder.agents.runner import InfrastructureError, arun_cases
     from vcoder.agents.scripted import ScriptedPolicy
     from vcoder.agents.vlm_policy import VLMPolicy
@@ -149,15 +186,18 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> float | No
         outcomes = await asyncio.gather(*runs)
     except InfrastructureError as exc:
         logger.warning("gui_agent_reward: browser failure, returning None: %s", exc)
-        return None
+        return None, ()
     except Exception:
         logger.warning("gui_agent_reward: unexpected failure, returning None", exc_info=True)
-        return None
+        return None, ()
     if watched is not None and watched.failed is not None:
         logger.warning("gui_agent_reward: the agent endpoint failed (%r); returning None", watched.failed)
-        return None
-    results = [r for case_results, _ in outcomes for r in case_results]
-    return min(1.0, max(0.0, sum(r.verdict.score for r in results) / len(results))) if results else None
+        return None, ()
+    groups = [group for group in (scripted, spoken) if group]
+    pairs = tuple((c, r) for group, (results, _) in zip(groups, outcomes) for c, r in zip(group, results))
+    if not pairs:
+        return None, ()
+    return min(1.0, max(0.0, sum(r.verdict.score for _, r in pairs) / len(pairs))), pairs
 
 
 make_gui_agent_reward = reward_factory(gui_agent_reward)

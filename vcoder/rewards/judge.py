@@ -23,6 +23,7 @@ from vcoder.agents.judge import ScreenshotJudge
 from vcoder.rewards.common import column, render_completion, reward_factory
 from vcoder.rewards.context import Page, get_context
 from vcoder.rewards.settings import RewardSettings
+from vcoder.rewards.verdict_log import sample_tasks, step_meta
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,8 @@ async def screenshot_judge_reward(
         instruction: the dataset's text requests (what the page should be), when the task has them.
         settings: ``judge_*`` (endpoint, model, limits) and ``render_*`` parameters; an endpoint left unset is read
             from ``$VCODER_JUDGE_BASE_URL`` / ``$VCODER_JUDGE_MODEL`` when the reward runs.
-        **kwargs: other dataset columns and TRL arguments (ignored).
+        **kwargs: other dataset columns and TRL arguments; with ``verdict_log`` set, ``task_id``/``id``, ``prompts``
+            and ``trainer_state`` name each logged grade (one record per graded completion, source ``judge``).
 
     Returns:
         One value per completion: the grade / 5; 0.0 when the completion has no HTML or its page fails to render;
@@ -57,6 +59,7 @@ async def screenshot_judge_reward(
         return [None] * n
     try:
         images, instructions = column(image, n), column(instruction, n)
+        tasks = sample_tasks(n, instruction=instruction, kwargs=kwargs) if settings.verdict_log else [(None, "")] * n
     except ValueError:
         logger.warning("screenshot_judge_reward: dataset columns do not match %d completions; no grades", n)
         return [None] * n
@@ -67,9 +70,30 @@ async def screenshot_judge_reward(
         if not isinstance(page, Page):
             return page
         text = instructions[i] if isinstance(instructions[i], str) else None
-        return await judge.grade(page.rendered.png, reference=images[i], instruction=text)
+        grade = await judge.grade(page.rendered.png, reference=images[i], instruction=text)
+        if grade is not None and settings.verdict_log is not None:
+            _log_verdict(settings.verdict_log, page, grade, tasks[i], kwargs)
+        return grade
 
     return list(await asyncio.gather(*(one(i) for i in range(n))))
+
+
+def _log_verdict(log: str, page: Page, grade: float, task: tuple[str | None, str], kwargs: dict[str, Any]) -> None:
+    """Append the judge's grade of one page (its screenshot kept beside the log) to the verdict log."""
+    from vcoder.agents.verdict_writing import append_record, keep_screenshot, site_record
+
+    make = functools.partial(
+        site_record,
+        task_id=task[0],
+        instruction=task[1],
+        source="judge",
+        score=grade,
+        files={"index.html": page.source},
+        screenshot=keep_screenshot(log, page.rendered.png),
+        page_text=[b.text for b in page.layout.text_blocks] if page.layout is not None else None,
+        meta=step_meta("screenshot_judge", kwargs),
+    )
+    append_record(log, make)
 
 
 def judge_for(settings: RewardSettings) -> ScreenshotJudge:

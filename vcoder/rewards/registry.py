@@ -29,6 +29,8 @@ REGISTRY: dict[str, str] = {
     "visual": "vcoder.rewards.visual:make_visual_reward",
     "gui_agent": "vcoder.rewards.gui:make_gui_agent_reward",
     "screenshot_judge": "vcoder.rewards.judge:make_screenshot_judge_reward",
+    # vcoder.orm sits above rewards (it renders through their shared context): named by path, imported on use
+    "orm": "vcoder.orm.reward:make_orm_reward",
 }
 
 

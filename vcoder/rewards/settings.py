@@ -41,6 +41,7 @@ _POSITIVE_INTS = (
     "judge_timeout_ms",
     "judge_max_concurrency",
     "judge_max_tokens",
+    "orm_batch_size",
 )
 
 
@@ -121,6 +122,24 @@ class RewardSettings:
     judge_max_image_side: int = field(
         default=1568, metadata=_help("screenshot_judge: longer image side sent, px (screenshots are downscaled).")
     )
+    orm_model: str | None = field(
+        default=None,
+        metadata=_help("orm: the outcome reward model's folder (`vcoder orm train` output); the orm reward needs it."),
+    )
+    orm_binary: bool = field(
+        default=False,
+        metadata=_help("orm: 1.0 / 0.0 (P(YES) >= orm_threshold, WebRL's binary reward) instead of P(YES)."),
+    )
+    orm_threshold: float = field(default=0.5, metadata=_help("orm: the binary cut on P(YES), in (0, 1)."))
+    orm_batch_size: int = field(default=8, metadata=_help("orm: sites per ORM forward pass."))
+    orm_device: str | None = field(default=None, metadata=_help("orm: torch device (default: CUDA if available)."))
+    verdict_log: str | None = field(
+        default=None,
+        metadata=_help(
+            "gui_agent, screenshot_judge: append every verdict to this JSONL verdict log (what `vcoder orm train "
+            "--verdicts` learns from; screenshots go to screens/ beside it). None: no log."
+        ),
+    )
 
     def __post_init__(self) -> None:
         for name in _POSITIVE_INTS:
@@ -144,6 +163,11 @@ class RewardSettings:
                 f"gui_base_url={self.gui_base_url!r} and gui_model={self.gui_model!r}: give both (the VLM endpoint "
                 "that runs natural-language test cases) or neither"
             )
+        threshold = self.orm_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
+            raise ValueError(f"orm_threshold={threshold!r} must be a number in (0, 1) (WebRL uses 0.5)")
+        if self.verdict_log is not None and (not isinstance(self.verdict_log, str) or not self.verdict_log.strip()):
+            raise ValueError(f"verdict_log={self.verdict_log!r} must be a file path (or None for no log)")
         if self.format_style not in FORMAT_STYLES:
             raise ValueError(f"format_style={self.format_style!r} is not one of {FORMAT_STYLES}")
         # frozen: the parsed mapping replaces the given form (YAML mapping, JSON or k=v string, None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PAGES = Path(__file__).parent / "pages"
+PAGES = Path(__file__).parents[1] / "agents" / "pages"
 
 
 def agent_test(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:

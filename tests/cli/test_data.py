@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.data.parquet import write_parquet
 from vcoder.cli import main
 from vcoder.data.local import load_local
 from vcoder.data.synthetic import generate_page
@@ -44,7 +45,7 @@ def test_design2code_cli_reports_a_missing_source(tmp_path, capsys):
     assert "neither an existing path nor a hub name" in capsys.readouterr().out
 
 
-def test_design2code_cli_exports_parquet(tmp_path, capsys, write_parquet):
+def test_design2code_cli_exports_parquet(tmp_path, capsys):
     write_parquet(tmp_path / "d2c.parquet", 3, idea=False)
     assert main(["data", "design2code", "--source", str(tmp_path / "d2c.parquet"), "--out", str(tmp_path / "t")]) == 0
     assert json.loads(capsys.readouterr().out)["n"] == 3

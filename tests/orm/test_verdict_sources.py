@@ -1,0 +1,143 @@
+"""Every grader can append its verdicts to a verdict log (``verdict_log``): the gui_agent and screenshot_judge
+rewards, Step-GRPO's site grading, and ``vcoder eval webgen-bench``; what they write is what ``vcoder orm train``
+reads back."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.servers import ScriptedServer
+from vcoder.agents.verdicts import read_verdicts
+from vcoder.data.interactive import make_page
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_gui_agent_reward_logs_one_record_per_distinct_graded_page(tmp_path):
+    from vcoder.rewards import build_reward
+
+    log = tmp_path / "v" / "verdicts.jsonl"
+    working, broken = make_page("counter", 4), make_page("counter", 4, broken="handler_removed")
+    reward = build_reward("gui_agent", verdict_log=str(log), gui_timeout_ms=15000)
+    completions = [working["html"], broken["html"], working["html"], "no markup here"]
+    scores = asyncio.run(
+        reward(
+            completions,
+            test_cases=[working["test_cases"]] * 4,
+            instruction=[working["instruction"]] * 4,
+            id=["c4", "c4-broken", "c4-again", "c4-none"],
+        )
+    )
+    assert scores[0] == scores[2] == 1.0 and scores[3] == 0.0 and scores[1] is not None and scores[1] < 1.0
+    records = read_verdicts(log)  # validated line by line
+    # a repeated page is graded (and logged) once, under its first sample; no HTML: nothing graded or logged
+    assert [r.task_id for r in records] == ["c4", "c4-broken"]
+    assert [r.score for r in records] == scores[:2]
+    first = records[0]
+    assert first.source == "gui_agent" and first.instruction == working["instruction"]
+    assert first.site_files == {"index.html": working["html"].strip()} and first.meta == {
+        "reward": "gui_agent",
+        "step": None,
+    }
+    cases = working["test_cases"]
+    assert [c.task for c in first.cases] == [c["task"] for c in cases] and {c.verdict for c in first.cases} == {"YES"}
+    assert [c["task"] for c in first.test_cases] == [c["task"] for c in cases]
+    assert "NO" in {c.verdict for c in records[1].cases}
+
+
+def test_the_gui_agent_reward_writes_nothing_without_a_log(tmp_path, monkeypatch):
+    from vcoder.rewards import build_reward
+
+    monkeypatch.chdir(tmp_path)
+    page = make_page("tabs", 1)
+    reward = build_reward("gui_agent", gui_timeout_ms=15000)
+    assert asyncio.run(reward([page["html"]], test_cases=[page["test_cases"]])) == [1.0]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_screenshot_judge_logs_its_grades_with_screenshots(tmp_path):
+    from vcoder.rewards import build_reward
+
+    log = tmp_path / "verdicts.jsonl"
+    page = make_page("counter", 2)
+    prompt = [{"role": "user", "content": [{"type": "text", "text": "Build a counter page."}]}]
+    with ScriptedServer("Tidy. Score: 4") as server:
+        reward = build_reward(
+            "screenshot_judge", judge_base_url=server.base_url, judge_model="scripted", verdict_log=str(log)
+        )
+        scores = asyncio.run(reward([page["html"], "no markup"], prompts=[prompt, prompt]))
+    assert scores == [pytest.approx(0.8), 0.0]
+    (record,) = read_verdicts(log)
+    assert record.source == "judge" and record.score == pytest.approx(0.8) and record.cases == ()
+    assert record.instruction == "Build a counter page."  # no instruction column: the prompt's user text
+    assert record.task_id.startswith("site-") and record.meta["reward"] == "screenshot_judge"
+    assert (tmp_path / record.screenshot).read_bytes()[:4] == b"\x89PNG"
+    assert any("Count" in t or "0" in t for t in record.page_text)
+
+
+def test_site_grading_logs_the_graded_site_by_folder(tmp_path):
+    from vcoder.agents.site_grading import SiteGrader
+    from vcoder.agents.site_records import EpisodeOptions, SiteTask
+    from vcoder.rendering import get_default_pool
+
+    page = make_page("counter", 5)
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    (site_dir / "index.html").write_text(page["html"])
+    task = SiteTask.from_dict(
+        {"id": "counter-5", "instruction": page["instruction"], "test_cases": page["test_cases"]}
+    )
+    log = tmp_path / "log" / "verdicts.jsonl"
+    grader = SiteGrader(pool=get_default_pool(), verdict_log=log)
+    options = EpisodeOptions(width=640, height=400, case_deadline_ms=20_000, settle_timeout_ms=5000)
+    grades = asyncio.run(grader.grade({"index.html": page["html"]}, site_dir, task, options))
+    assert grades.gui == 1.0
+    (record,) = read_verdicts(log)
+    assert (record.task_id, record.source, record.score) == ("counter-5", "site_grading", 1.0)
+    assert record.site_dir == str(site_dir.resolve()) and record.site_files is None
+    assert record.site_html(log.parent) == page["html"]
+    assert record.meta["score_from"] == "gui" and record.meta["gui"] == 1.0
+    assert (log.parent / record.screenshot).is_file() and record.page_text
+    assert len(record.cases) == len(task.test_cases) and all(c.verdict == "YES" for c in record.cases)
+
+
+def test_the_step_grpo_recipe_passes_its_verdict_log_to_the_grader(tmp_path):
+    from vcoder.pipelines.step_config import StepGRPOScriptArguments
+
+    grader = StepGRPOScriptArguments(verdict_log=str(tmp_path / "v.jsonl")).grader()
+    assert grader.verdict_log == str(tmp_path / "v.jsonl") and grader.verdict_source == "site_grading"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_webgen_bench_logs_the_judge_and_the_test_cases(tmp_path):
+    from tests.eval.test_webgen_bench import TASKS, command, write_tasks
+    from tests.eval.webgen_servers import RoutedServer
+
+    write_tasks(tmp_path / "tasks.jsonl", TASKS[:1])  # t-ok: YES, PARTIAL, NO; the judge says 4
+    log = tmp_path / "verdicts.jsonl"
+    with RoutedServer() as server:
+        proc = subprocess.run(
+            command(tmp_path, server, "--verdict-log", str(log)), capture_output=True, text=True, timeout=500
+        )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = read_verdicts(log)
+    by_source = {r.source: r for r in records}
+    assert sorted(by_source) == ["eval", "eval_judge"] and len(records) == 2
+    judged, tested = by_source["eval_judge"], by_source["eval"]
+    assert judged.score == pytest.approx(0.8) and judged.meta["score_from"] == "judge"
+    assert tested.task_id == "t-ok" and tested.score == pytest.approx(0.5)
+    assert [c.verdict for c in tested.cases] == ["YES", "PARTIAL", "NO"]
+    assert Path(tested.site_dir).is_dir() and "Bakery" in tested.site_html(log.parent)
+    assert judged.instruction == tested.instruction == "A bakery page. [site:good]"
+    # the command line documents the flag
+    help_text = subprocess.run(
+        [sys.executable, "-m", "vcoder", "eval", "webgen-bench", "--help"], capture_output=True, text=True, timeout=120
+    ).stdout
+    assert "--verdict-log" in help_text

@@ -1,0 +1,68 @@
+"""`vcoder curriculum run --config configs/curriculum/....yaml --out DIR [--max-phases N] [--set key=value ...]`.
+
+Runs WebRL's self-evolving curriculum (vcoder.pipelines.curriculum): N phases of train / judge / grow the task pool,
+resuming at the next phase after a kill. Prints one JSON line per phase (phase, success rate, pool size, accepted,
+rejected) and the path of DIR/curriculum.json at the end. Exit 0 done, 2 bad config or run folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers, name: str) -> None:
+    parser = subparsers.add_parser(
+        name,
+        help="WebRL curriculum: phases of training, judging and growing the task pool",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    run_parser = sub.add_parser("run", help="run or resume a curriculum")
+    run_parser.add_argument("--config", required=True, help="curriculum recipe (configs/curriculum/*.yaml)")
+    run_parser.add_argument("--out", required=True, help="run folder (phase_<k>/, curriculum.json)")
+    run_parser.add_argument(
+        "--max-phases", type=int, default=None, metavar="N", help="stop once N phases are complete (rerun to go on)"
+    )
+    run_parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (YAML value)"
+    )
+    run_parser.set_defaults(func=run)
+
+
+def _overrides(items: list[str]) -> dict:
+    import yaml
+
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set {item!r}: write KEY=VALUE, e.g. --set phases=2")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def run(args) -> int:
+    import contextlib
+    import json
+    import sys
+
+    from vcoder.pipelines.common import RecipeError
+    from vcoder.pipelines.curriculum import RunFolderError, run_curriculum
+    from vcoder.pipelines.curriculum_config import CurriculumConfigError, load_config
+
+    stdout = sys.stdout  # one JSON line per phase; the trainers' progress prints go to stderr
+
+    def show(report: dict) -> None:
+        line = {k: report[k] for k in ("phase", "success_rate", "pool_size", "generated", "accepted", "rejected")}
+        print(json.dumps(line), file=stdout, flush=True)
+
+    try:
+        config = load_config(args.config, overrides=_overrides(args.set))
+        with contextlib.redirect_stdout(sys.stderr):
+            summary = run_curriculum(config, args.out, stop_after=args.max_phases, on_phase=show)
+    except (CurriculumConfigError, RunFolderError, RecipeError, ValueError) as exc:
+        print(f"vcoder curriculum: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"curriculum": f"{args.out}/curriculum.json", "phases": len(summary["phases"])}))
+    return 0
