@@ -9,6 +9,7 @@ PROBE_PAGES = 8
 
 @pytest.mark.slow
 @pytest.mark.browser
+@pytest.mark.learning  # 14 min on 2 cores: not part of the default suite (pytest --learning runs it)
 @pytest.mark.timeout(1800)  # a few minutes alone; the 2 cores are often shared
 @pytest.mark.xfail(
     strict=True,
