@@ -141,16 +141,10 @@ def _pages(records: Sequence[VerdictRecord], base_dir, image_width: int, pool) -
         found.append((html, list(record.page_text or ()), image))
     if todo:
         logger.info("rendering %d site(s) whose page text or screenshot the log does not hold", len(todo))
-        own = pool is None
-        if own:
-            from vcoder.rendering import BrowserPool
+        from vcoder.rendering import pool_or_private
 
-            pool = BrowserPool(max_pages=2)
-        try:
-            rendered = pool.render_many([found[i][0] for i in todo], full_page=True)
-        finally:
-            if own:
-                pool.close()
+        with pool_or_private(pool, max_pages=2) as renderer:
+            rendered = renderer.render_many([found[i][0] for i in todo], full_page=True)
         for i, r in zip(todo, rendered):
             html, text, image = found[i]
             if r.ok:

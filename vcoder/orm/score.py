@@ -112,17 +112,11 @@ def score_sites(
         orm = OutcomeRewardModel.load(orm)
     if not sites:
         return []
-    own = pool is None
-    if own:
-        from vcoder.rendering import BrowserPool
+    from vcoder.rendering import pool_or_private
 
-        pool = BrowserPool(max_pages=2)
-    try:
-        dirs = None if base_dir is None else [str(base_dir)] * len(sites)
-        renders = pool.render_many(list(sites), full_page=True, base_dirs=dirs)
-    finally:
-        if own:
-            pool.close()
+    dirs = None if base_dir is None else [str(base_dir)] * len(sites)
+    with pool_or_private(pool, max_pages=2) as renderer:
+        renders = renderer.render_many(list(sites), full_page=True, base_dirs=dirs)
     inputs = {
         i: ORMInput(orm_prompt(*specs[i], page_summary(html, [b.text for b in r.layout.text_blocks])), r.pil())
         for i, (html, r) in enumerate(zip(sites, renders))
@@ -159,16 +153,10 @@ def score_site(
     spec = load_task(task)
     html, folder = load_site(site)
     orm = OutcomeRewardModel.load(model, device=device)
-    own = pool is None
-    if own:
-        from vcoder.rendering import BrowserPool
+    from vcoder.rendering import pool_or_private
 
-        pool = BrowserPool(max_pages=1)
-    try:
-        rendered = pool.render(html, full_page=True, base_dir=str(folder))
-    finally:
-        if own:
-            pool.close()
+    with pool_or_private(pool, max_pages=1) as renderer:
+        rendered = renderer.render(html, full_page=True, base_dir=str(folder))
     p, error = 0.0, rendered.error
     if rendered.ok:
         text = orm_prompt(

@@ -139,20 +139,16 @@ def _screenshot_rows(tasks, script_args, *, pool=None) -> list[dict[str, Any]]:
     from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
     from vcoder.data.synthetic import generate_page
     from vcoder.images import resize_to_max_pixels
-    from vcoder.rendering import BrowserPool
+    from vcoder.rendering import pool_or_private
 
     width, height = script_args.synthetic_width, script_args.synthetic_height
     pages = [generate_page(t["seed"], difficulty=int(t["kind"][len(SCREENSHOT_PREFIX) :])) for t in tasks]
-    own = pool is None
-    pool = BrowserPool(max_pages=2) if own else pool
-    try:
-        shots = pool.render_many([p.html for p in pages], width=width, height=height, full_page=True)
+    with pool_or_private(pool, max_pages=2) as renderer:
+        size = {"width": width, "height": height, "full_page": True}
+        shots = renderer.render_many([p.html for p in pages], **size)
         retry = [i for i, r in enumerate(shots) if not r.ok]  # a loaded machine occasionally fails a screenshot
-        for i, rendered in zip(retry, pool.render_many([pages[i].html for i in retry], width=width, height=height)):
+        for i, rendered in zip(retry, renderer.render_many([pages[i].html for i in retry], **size)):
             shots[i] = rendered
-    finally:
-        if own:
-            pool.close()
     failed = [(t["id"], r.error) for t, r in zip(tasks, shots) if not r.ok]
     if failed:
         raise RuntimeError(f"{len(failed)} task pages failed to render, e.g. {failed[:3]}; check Chromium")

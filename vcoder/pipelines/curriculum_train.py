@@ -18,52 +18,33 @@ logger = logging.getLogger(__name__)
 
 
 def _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward: str):
-    from trl import GRPOTrainer, get_peft_config
+    from trl import GRPOTrainer
 
     from vcoder.data import to_dataset
-    from vcoder.pipelines.common import build_reward_funcs, load_model_and_processor
+    from vcoder.pipelines import grpo
+    from vcoder.pipelines.common import build_reward_funcs
     from vcoder.pipelines.curriculum_replay import ReplayLossMixin
 
     funcs = build_reward_funcs(script_args, training_args.reward_weights)
     index = script_args.reward_funcs.index(success_reward)
     funcs[index] = recorder.wrap(funcs[index])
-    model, processor = load_model_and_processor(model_args, training_args)
     cls = type("CurriculumGRPOTrainer", (ReplayLossMixin, GRPOTrainer), {})
-    return cls(
-        model=model,
-        reward_funcs=funcs,
-        args=training_args,
-        train_dataset=to_dataset(rows),
-        processing_class=processor,
-        peft_config=get_peft_config(model_args),
+    trainer, _ = grpo.build_trainer(
+        script_args, training_args, model_args, train_dataset=to_dataset(rows), reward_funcs=funcs, trainer_cls=cls
     )
+    return trainer
 
 
 def _step_trainer(script_args, training_args, model_args, rows, recorder):
     from datasets import Dataset
-    from trl import get_peft_config, get_quantization_config
 
+    from vcoder.pipelines import step_grpo
     from vcoder.pipelines.curriculum_replay import ReplayLossMixin
-    from vcoder.pipelines.step_config import check_step_config
     from vcoder.pipelines.step_trainer import StepGRPOTrainer
 
-    check_step_config(script_args, training_args)
-    init = dict(
-        revision=model_args.model_revision,
-        trust_remote_code=training_args.trust_remote_code,
-        attn_implementation=model_args.attn_implementation,
-        dtype=model_args.dtype,
-    )
-    init.update(training_args.model_init_kwargs or {})
-    training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
     cls = type("CurriculumStepGRPOTrainer", (ReplayLossMixin, StepGRPOTrainer), {})
-    trainer = cls(
-        model_args.model_name_or_path,
-        args=training_args,
-        step_args=script_args,
-        train_dataset=Dataset.from_list(rows),
-        peft_config=get_peft_config(model_args),
-        quantization_config=get_quantization_config(model_args),
+    trainer = step_grpo.build_trainer(
+        script_args, training_args, model_args, train_dataset=Dataset.from_list(rows), trainer_cls=cls
     )
     # TRL calls the trainer's reward list; the episode's final reward (0-10 scale) is recorded as a 0-1 score
     trainer.reward_funcs[0] = recorder.wrap(trainer.reward_funcs[0])

@@ -32,7 +32,16 @@ def make_parser():
     return TrlParser((VCoderScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train grpo")
 
 
-def build_trainer(script_args, training_args, model_args, *, train_dataset=None, callbacks=None):
+def build_trainer(
+    script_args,
+    training_args,
+    model_args,
+    *,
+    train_dataset=None,
+    callbacks=None,
+    reward_funcs=None,
+    trainer_cls=None,
+):
     """Everything ``main`` does before training: checks, rewards, data, model, trainer.
 
     Args:
@@ -41,6 +50,9 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
         model_args: ``ModelConfig``.
         train_dataset: rows to train on (default: built from ``script_args``).
         callbacks: extra ``TrainerCallback`` objects.
+        reward_funcs: the reward callables, one per ``script_args.reward_funcs`` name (default: built from the
+            recipe); e.g. the recipe's own, one of them wrapped to record what it returns.
+        trainer_cls: a ``GRPOTrainer`` subclass to build (default: ``GRPOTrainer``).
 
     Returns:
         ``(trainer, holdout)``: the ``GRPOTrainer`` and the holdout rows (None without a holdout).
@@ -53,13 +65,14 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
 
     # cheap checks first: a typo must not cost a model load or a dataset download
     check_model_path(model_args.model_name_or_path)
-    reward_funcs = build_reward_funcs(script_args, training_args.reward_weights)
+    if reward_funcs is None:
+        reward_funcs = build_reward_funcs(script_args, training_args.reward_weights)
     holdout = None
     if train_dataset is None:
         train_dataset, holdout = build_datasets(script_args, progress=training_args.process_index == 0)
     check_columns(train_dataset, where="GRPO training dataset")
     model, processor = load_model_and_processor(model_args, training_args)
-    trainer = GRPOTrainer(
+    trainer = (trainer_cls or GRPOTrainer)(
         model=model,
         reward_funcs=reward_funcs,
         args=training_args,

@@ -128,7 +128,9 @@ def make_parser():
     return TrlParser((StepGRPOScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train step-grpo")
 
 
-def build_trainer(script_args, training_args, model_args, *, train_dataset=None, grader=None, callbacks=None):
+def build_trainer(
+    script_args, training_args, model_args, *, train_dataset=None, grader=None, callbacks=None, trainer_cls=None
+):
     """Checks, tasks, model and the ``StepGRPOTrainer`` (TRL loads the model from ``model_name_or_path``).
 
     Args:
@@ -138,6 +140,7 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
         train_dataset: task rows (default: ``step_data.task_rows(script_args)``).
         grader: a ``SiteGrader`` (default: built from ``script_args`` on first use).
         callbacks: extra ``TrainerCallback`` objects.
+        trainer_cls: a ``StepGRPOTrainer`` subclass to build (default: ``StepGRPOTrainer``).
 
     Returns:
         The trainer.
@@ -162,7 +165,7 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
     )
     init.update(training_args.model_init_kwargs or {})
     training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
-    return StepGRPOTrainer(
+    return (trainer_cls or StepGRPOTrainer)(
         model_args.model_name_or_path,
         args=training_args,
         step_args=script_args,
