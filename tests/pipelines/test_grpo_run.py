@@ -111,7 +111,12 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
 
 def test_two_process_accelerate_run(tiny_model, tmp_path):
     out = tmp_path / "ddp"
-    launcher = ["-m", "accelerate.commands.launch", "--config_file", os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml")]
+    launcher = [
+        "-m",
+        "accelerate.commands.launch",
+        "--config_file",
+        os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml"),
+    ]
     cmd = [sys.executable, *launcher, *MODULE]
     cmd += _args(tiny_model, out, max_steps=2, save_strategy="no", per_device_train_batch_size=4)
     proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1200, cwd=ROOT)

@@ -125,7 +125,12 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
 
 def test_two_process_run_with_groups_across_processes(tiny_model, tmp_path):
     out = tmp_path / "ddp"
-    launcher = ["-m", "accelerate.commands.launch", "--config_file", os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml")]
+    launcher = [
+        "-m",
+        "accelerate.commands.launch",
+        "--config_file",
+        os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml"),
+    ]
     cmd = [sys.executable, *launcher, *MODULE]
     # one trajectory per process and 2 generations per task: every task's group spans both processes, and the
     # episodes of both processes' rounds are kept in step
