@@ -195,6 +195,10 @@ def test_recipe_parses(path, tmp_path):
         assert training_args.num_generations == 5 and script_args.max_turns == 5
         assert training_args.learning_rate == 1e-6 and training_args.epsilon == 0.2 and training_args.beta == 0.0
         assert training_args.loss_type in ("dapo", "bnpo")
+        # a full fine-tune's resumable checkpoint is ~14 bytes a parameter: keep one, and say what the disk needs
+        assert training_args.save_total_limit == 1, "a 7-8B full fine-tune keeps one resumable checkpoint"
+        with open(path) as handle:
+            assert "# Disk: output_dir needs ~" in handle.read()
     ablation = os.path.basename(path)[len("qwen2_5_coder_7b_") : -len(".yaml")]
     if ablation in ("screenshot_only", "gui_only", "naive", "cumulative"):
         assert script_args.ablation == [ablation]
