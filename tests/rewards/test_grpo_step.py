@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 
 import pytest
 
@@ -25,13 +27,11 @@ def test_grpo_step_with_every_reward(tmp_path):
     model_dir = build_tiny_vlm(tmp_path / "tiny", arch="qwen2_5_vl", size="tiny")
     pages = [to_html(make_page(s, n_blocks=3)) for s in range(4)]
     shots = [r.pil().resize((128, 96)) for r in get_default_pool().render_many(pages)]
-    prompt = [
-        {
-            "role": "user",
-            "content": [{"type": "image"}, {"type": "text", "text": "Write the HTML of this page."}],
-        }
+    prompts = [
+        [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": f"Write the HTML of page {i}."}]}]
+        for i in range(4)
     ]
-    data = Dataset.from_dict({"prompt": [prompt] * 4, "image": shots, "html": pages})
+    data = Dataset.from_dict({"prompt": prompts, "image": shots, "html": pages})
 
     args = GRPOConfig(
         output_dir=str(tmp_path / "run"),
@@ -47,9 +47,10 @@ def test_grpo_step_with_every_reward(tmp_path):
         save_strategy="no",
         gradient_checkpointing=False,
     )
+    funcs = build_rewards(NAMES, clip_tiny=True, render_timeout_ms=10000)
     trainer = GRPOTrainer(
         model=str(model_dir),
-        reward_funcs=build_rewards(NAMES, clip_tiny=True, render_timeout_ms=10000),
+        reward_funcs=funcs,
         args=args,
         train_dataset=data,
         processing_class=AutoProcessor.from_pretrained(model_dir),
@@ -62,3 +63,24 @@ def test_grpo_step_with_every_reward(tmp_path):
         assert f"rewards/{name}_reward/mean" in keys, sorted(keys)
     assert "vcoder/renders" in keys, "render counters reach TRL's logs through log_metric"
     (tmp_path / "log.json").write_text(json.dumps(logs))
+
+    # the values TRL logged are the rewards of the completions it generated: score the same completions again
+    # (TRL 1.16 keeps the step's prompts and completions in trainer._logs for its completions table)
+    step = next(entry for entry in logs if "rewards/format_reward/mean" in entry)
+    completions = list(trainer._logs["completion"])
+    rows = [int(p[0]["content"][1]["text"].split()[-1].rstrip(".")) for p in trainer._logs["prompt"]]
+    assert len(completions) == 4 and len(set(rows)) == 1  # one page, four completions of it
+    columns = {"html": [pages[i] for i in rows], "image": [shots[i] for i in rows]}
+    nonzero = set()
+    for name, func in zip(NAMES, funcs):
+        again = func(prompts=[prompts[i] for i in rows], completions=completions, **columns)
+        if hasattr(again, "__await__"):
+            again = asyncio.run(again)
+        judged = [v for v in again if v is not None]
+        assert judged, name
+        assert step[f"rewards/{name}_reward/mean"] == pytest.approx(sum(judged) / len(judged), abs=1e-4), name
+        expected = [math.nan if v is None else v for v in again]
+        assert list(trainer._logs["rewards"][f"{name}_reward"]) == pytest.approx(expected, abs=1e-4, nan_ok=True), name
+        nonzero |= {name} if any(judged) else set()
+    # the random model's tokens: the format and validity rewards give partial credit, the rendering rewards 0.0
+    assert {"format", "validity"} <= nonzero, nonzero
