@@ -47,3 +47,11 @@ def pool():
 
     with BrowserPool(max_pages=2, timeout_ms=10000) as p:
         yield p
+
+
+@pytest.fixture(scope="session")
+def untrained_orm(tiny_vlm_dir, tmp_path_factory):
+    """An untrained ORM folder built from the session's tiny VLM (answer tokens added, orm.json written)."""
+    from vcoder.orm.model import make_orm
+
+    return make_orm(tiny_vlm_dir, tmp_path_factory.mktemp("orm") / "untrained", image_width=160)
