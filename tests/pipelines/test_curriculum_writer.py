@@ -1,6 +1,8 @@
-"""The task writer against a real OpenAI-compatible server on loopback (tests/servers.py's ScriptedServer): good,
+"""The task writer against real OpenAI-compatible servers on loopback. tests/servers.py's ScriptedServer: good,
 malformed, duplicate and out-of-band tasks through parsing and the filters, with counts by reason; a slow server
-(timeouts) and an unreachable one (the phase grows its pool with the offline generators and says so)."""
+(timeouts) and an unreachable one (the phase grows its pool with the offline generators and says so). Its
+``transformers serve`` of the tiny random VLM: noise replies, every one answered and counted; and a real model too
+slow for the timeout (the phase falls back)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ import json
 import logging
 from collections import Counter
 
-from tests.servers import ScriptedServer, dead_port
+import pytest
+
+from tests.servers import SAMPLING, ScriptedServer, dead_port
 from vcoder.pipelines.curriculum_config import config_from_mapping
-from vcoder.pipelines.curriculum_filters import filter_candidates
+from vcoder.pipelines.curriculum_filters import REASONS, filter_candidates, normalise_candidate
 from vcoder.pipelines.curriculum_outcomes import summarise
-from vcoder.pipelines.curriculum_phase import grow_pool
+from vcoder.pipelines.curriculum_phase import grow_pool, kind_predictor
 from vcoder.pipelines.curriculum_writer import TaskWriter, parse_reply
 
 POOL = [
@@ -164,3 +168,86 @@ def test_parse_reply_forms():
     assert parse_reply('{"tasks": [{"a": 1}]}') == [{"a": 1}]
     assert parse_reply("prefix [1, 2] suffix") == [1, 2]
     assert parse_reply("") is None
+
+
+# the tiny model's greedy output is newlines the server strips to ""; sampling gives real junk for the parsers
+NOISE = {"generation_config": SAMPLING}
+
+
+class _Kept:
+    """A real ``TaskWriter`` whose last result the test can read (``grow_pool`` reports only its summary)."""
+
+    def __init__(self, writer: TaskWriter):
+        self.writer, self.result = writer, None
+
+    def write(self, failures, n, *, phase, seed=0):
+        self.result = self.writer.write(failures, n, phase=phase, seed=seed)
+        return self.result
+
+
+def _assert_every_reply_counted(result):
+    """Each reply is ``unparseable``, or each of its JSON values is one ``schema`` rejection or one candidate."""
+    parsed = [parse_reply(text) for text in result.replies]
+    values = [value for p in parsed if p is not None for value in p]
+    assert result.rejected["unparseable"] == sum(p is None for p in parsed)
+    assert result.rejected["schema"] == sum(normalise_candidate(v, task_id="t") is None for v in values)
+    assert result.rejected["schema"] + len(result.candidates) == len(values)
+    assert set(result.rejected) <= {"unparseable", "schema"}
+
+
+@pytest.mark.slow
+def test_writer_counts_every_noise_reply_of_a_real_model(tiny_vlm_server):
+    url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
+    writer = TaskWriter(url, model, timeout_ms=120_000, failures_shown=1, requests=3, max_tokens=48, extra_body=NOISE)
+    result = writer.write(POOL, 6, phase=1, seed=3)
+    assert (result.requests, result.failed, result.unreachable, result.errors) == (3, 0, False, [])
+    assert len(result.replies) == 3 and not result.no_reply
+    assert any(text.strip() for text in result.replies)  # sampled noise came back, not greedy newlines
+    _assert_every_reply_counted(result)
+    assert [c["id"] for c in result.candidates] == [f"llm-p1-{i}" for i in range(len(result.candidates))]
+    assert result.summary() == {
+        "requests": 3,
+        "failed_requests": 0,
+        "unreachable": False,
+        "fell_back_to_offline": False,
+        "errors": [],
+    }
+
+
+@pytest.mark.slow
+def test_grow_pool_with_a_real_model_reports_consistent_counts(tiny_vlm_server):
+    url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
+    kept = _Kept(TaskWriter(url, model, failures_shown=1, requests=2, max_tokens=48, extra_body=NOISE))
+    summary = _summary()
+    config = _config(url, writer_model=model, writer_requests=2, new_tasks_per_phase=4)
+    grown = grow_pool(config, 1, POOL, summary, predict=kind_predictor(summary), writer=kept)
+    result, rejected = kept.result, grown["rejected"]
+    assert grown["source"] == "llm" and grown["writer"] == result.summary()
+    assert (result.requests, result.failed, len(result.replies)) == (2, 0, 2)
+    _assert_every_reply_counted(result)
+    assert grown["generated"] == len(result.candidates) + result.rejected["schema"]
+    assert {k: rejected.get(k, 0) for k in ("unparseable", "schema")} == {
+        k: result.rejected[k] for k in ("unparseable", "schema")
+    }
+    # every written element is accepted or rejected for exactly one reason; unparseable replies come on top
+    assert grown["generated"] + rejected.get("unparseable", 0) == len(grown["accepted"]) + sum(rejected.values())
+    assert set(rejected) <= set(REASONS) and all(v > 0 for v in rejected.values())
+    assert all(t["source"] == "llm" and t["parents"] for t in grown["accepted"])
+
+
+@pytest.mark.slow
+def test_real_model_too_slow_for_the_timeout_falls_back(tiny_vlm_server, caplog):
+    # greedy decoding runs to max_tokens (the tiny model never stops early): 1000 tokens take over a second, not 200 ms
+    url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
+    kept = _Kept(TaskWriter(url, model, timeout_ms=200, max_retries=0, requests=1, max_tokens=1000))
+    config = _config(url, writer_model=model, writer_timeout_ms=200, writer_max_retries=0, new_tasks_per_phase=2)
+    with caplog.at_level(logging.WARNING):
+        grown = grow_pool(config, 0, POOL, _summary(), predict=lambda ts: [0.5] * len(ts), writer=kept)
+    result = kept.result
+    assert (result.requests, result.failed, result.unreachable, result.replies) == (1, 1, False, [])
+    assert result.no_reply and len(result.errors) == 1 and "timed out after 200 ms" in result.errors[0]
+    assert grown["source"] == "offline (task writer gave no reply)"
+    assert grown["writer"]["fell_back_to_offline"] and grown["writer"]["failed_requests"] == 1
+    assert [t["id"] for t in grown["accepted"]] == ["counter-10000", "todo-10001"]
+    assert grown["generated"] == 2 and grown["rejected"] == {}
+    assert url in caplog.text and "growing the pool with the offline generators" in caplog.text

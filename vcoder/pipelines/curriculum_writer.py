@@ -46,6 +46,8 @@ class WriterResult:
         requests: requests sent; ``failed``: those that got no usable reply.
         unreachable: True when no request reached the server at all (connection refused, DNS).
         errors: one line per failed request.
+        replies: the text of every reply received, in request order (each one is counted: ``unparseable``, or its
+            JSON values as ``schema`` rejections and candidates).
     """
 
     candidates: list[dict[str, Any]] = field(default_factory=list)
@@ -54,6 +56,7 @@ class WriterResult:
     failed: int = 0
     unreachable: bool = False
     errors: list[str] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
 
     @property
     def no_reply(self) -> bool:
@@ -124,6 +127,8 @@ class TaskWriter:
         requests: requests per phase.
         temperature: sampling temperature.
         max_tokens: reply budget.
+        extra_body: server-specific fields merged into every request (e.g. ``transformers serve``'s
+            ``generation_config``); see :class:`vcoder.chat.ChatClient`.
     """
 
     def __init__(
@@ -137,11 +142,13 @@ class TaskWriter:
         requests: int = 2,
         temperature: float = 0.8,
         max_tokens: int = 4096,
+        extra_body: Mapping[str, Any] | None = None,
     ):
         self.base_url, self.model = base_url, model
         self.timeout_ms, self.max_retries = timeout_ms, max_retries
         self.failures_shown, self.requests = failures_shown, requests
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.extra_body = dict(extra_body or {})
 
     def write(self, failures: Sequence[Mapping[str, Any]], n: int, *, phase: int, seed: int = 0) -> WriterResult:
         """About ``n`` candidates written from ``failures`` (split over the requests), checked against the schema."""
@@ -156,7 +163,12 @@ class TaskWriter:
             return result
         per_request = max(1, -(-n // self.requests))
         client = ChatClient(
-            self.base_url, self.model, timeout_ms=self.timeout_ms, max_retries=self.max_retries, backoff_ms=200
+            self.base_url,
+            self.model,
+            timeout_ms=self.timeout_ms,
+            max_retries=self.max_retries,
+            backoff_ms=200,
+            extra_body=self.extra_body,
         )
         reached = False
         try:
@@ -181,6 +193,7 @@ class TaskWriter:
                     result.failed += 1
                     result.errors.append(f"request {r}: {type(exc).__name__}: {exc}")
                     continue
+                result.replies.append(reply.text)
                 values = parse_reply(reply.text)
                 if values is None:
                     result.rejected["unparseable"] += 1
