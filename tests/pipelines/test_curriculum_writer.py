@@ -237,17 +237,28 @@ def test_grow_pool_with_a_real_model_reports_consistent_counts(tiny_vlm_server):
 
 @pytest.mark.slow
 def test_real_model_too_slow_for_the_timeout_falls_back(tiny_vlm_server, caplog):
-    # greedy decoding runs to max_tokens (the tiny model never stops early): 1000 tokens take over a second, not 200 ms
+    # greedy decoding runs to max_tokens (the tiny model never stops early): 1000 tokens take over a second, not 400 ms
     url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
-    kept = _Kept(TaskWriter(url, model, timeout_ms=200, max_retries=0, requests=1, max_tokens=1000))
-    config = _config(url, writer_model=model, writer_timeout_ms=200, writer_max_retries=0, new_tasks_per_phase=2)
+    kept = _Kept(TaskWriter(url, model, timeout_ms=400, max_retries=0, requests=1, max_tokens=1000))
+    config = _config(url, writer_model=model, writer_timeout_ms=400, writer_max_retries=0, new_tasks_per_phase=2)
     with caplog.at_level(logging.WARNING):
         grown = grow_pool(config, 0, POOL, _summary(), predict=lambda ts: [0.5] * len(ts), writer=kept)
     result = kept.result
     assert (result.requests, result.failed, result.unreachable, result.replies) == (1, 1, False, [])
-    assert result.no_reply and len(result.errors) == 1 and "timed out after 200 ms" in result.errors[0]
+    assert result.no_reply and len(result.errors) == 1 and "timed out after 400 ms" in result.errors[0]
     assert grown["source"] == "offline (task writer gave no reply)"
     assert grown["writer"]["fell_back_to_offline"] and grown["writer"]["failed_requests"] == 1
     assert [t["id"] for t in grown["accepted"]] == ["counter-10000", "todo-10001"]
     assert grown["generated"] == 2 and grown["rejected"] == {}
     assert url in caplog.text and "growing the pool with the offline generators" in caplog.text
+
+
+def test_the_recipe_sets_the_writers_request_fields():
+    from vcoder.pipelines.curriculum import _writer
+    from vcoder.pipelines.curriculum_config import CurriculumConfigError
+
+    body = {"generation_config": {"do_sample": True}}
+    writer = _writer(_config("http://127.0.0.1:9", writer_extra_body=body, writer_temperature=0.3))
+    assert writer.extra_body == body and writer.temperature == 0.3
+    with pytest.raises(CurriculumConfigError, match="writer_extra_body must be a mapping"):
+        _config("http://127.0.0.1:9", writer_extra_body="do_sample")

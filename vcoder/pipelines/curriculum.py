@@ -75,6 +75,7 @@ def _writer(config):
         failures_shown=config.writer_failures_shown,
         requests=config.writer_requests,
         temperature=config.writer_temperature,
+        extra_body=config.writer_extra_body,
     )
 
 

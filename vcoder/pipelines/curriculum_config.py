@@ -72,6 +72,10 @@ class CurriculumConfig:
     writer_failures_shown: int = field(default=3, metadata={"help": "Failed tasks shown in one writing request."})
     writer_requests: int = field(default=2, metadata={"help": "Task-writing requests per phase."})
     writer_temperature: float = field(default=0.8, metadata={"help": "Sampling temperature of the task writer."})
+    writer_extra_body: dict[str, Any] | None = field(
+        default=None,
+        metadata={"help": "Extra JSON fields of each writing request (e.g. transformers serve's generation_config)."},
+    )
     replay_weight: float = field(default=0.5, metadata={"help": "Weight of the replay NLL term in the loss (0: off)."})
     replay_low: float = field(default=0.5, metadata={"help": "Replay keeps geometric-mean probability > this."})
     replay_high: float = field(default=0.95, metadata={"help": "... and <= this (WebRL: (0.5, 0.95])."})
@@ -179,6 +183,8 @@ def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe
         raise CurriculumConfigError(f"{where}: {missing} must be set (the training recipe and the phase-0 policy)")
     if not isinstance(data.get("train_overrides", {}), dict):
         raise CurriculumConfigError(f"{where}: train_overrides must be a mapping of flag: value")
+    if not isinstance(data.get("writer_extra_body") or {}, dict):
+        raise CurriculumConfigError(f"{where}: writer_extra_body must be a mapping of JSON fields")
     return CurriculumConfig(**data)
 
 
