@@ -136,11 +136,11 @@ def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
     # the malformed turn is not graded, so not logged; each graded site carries the turns up to its own
     first, second = read_verdicts(log)
     assert (first.score, second.score) == (0.125, 1.0)
-    malformed = "turn 1: malformed reply (no_action): the reply has no <file> block and no <finish/>: write each …; reward -1 of 10"
+    malformed = "turn 1: malformed reply (no_action): the reply has no <file> block and no <finish/>: write each …"
     assert first.history == (malformed, "turn 2: wrote index.html (the site shown)")
     assert second.history == (
         malformed,
-        "turn 2: wrote index.html; reward 1.25 of 10",
+        "turn 2: wrote index.html",
         "turn 3: wrote index.html; finished (the site shown)",
     )
     prompt = record_text(second, second.page_text, second.site_html(log.parent), view="site")

@@ -193,7 +193,7 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
     digest = workspace.digest()
     if digest not in graded:
         did = turn_line(turn_no, written=applied.written, deleted=applied.deleted, finish=turn.finish)
-        history = episode_history(earlier, did, top=options.screenshot_weight + options.gui_weight)
+        history = episode_history(earlier, did)
         graded[digest] = await grader.grade(workspace.files, site_dir, task, options, history=history)
     grades = graded[digest]
     reward = step_reward(grades.screenshot, grades.gui, options)

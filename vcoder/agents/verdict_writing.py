@@ -7,11 +7,13 @@ so a log and its folder move together. Writing is best effort: a disk error is a
 A site graded inside a site-building episode also carries the episode so far (``VerdictRecord.history``, WebRL's
 action history): one line per turn, oldest first, from :func:`episode_history`::
 
-    turn 1: malformed reply (no_action): the reply has no <file> block and no <finish/>: write each …; reward -1 of 10
-    turn 2: wrote index.html; reward 1.25 of 10
+    turn 1: malformed reply (no_action): the reply has no <file> block and no <finish/>: write each …
+    turn 2: wrote index.html
     turn 3: wrote index.html, app.js; finished (the site shown)
 
-The last line is the turn that produced the graded site: what it did, never its reward (that is the label).
+The lines say what each turn did, never what a grader made of it: the step rewards are the graders' judgements that
+an outcome reward model is meant to replace (WebRL's ORM sees the actions, not the rewards), and the last turn's
+grade is the record's label.
 """
 
 from __future__ import annotations
@@ -206,27 +208,23 @@ def turn_line(turn: int, *, written: Sequence[str] = (), deleted: Sequence[str] 
     return f"turn {turn}: " + ("; ".join(did) or "changed no file")
 
 
-def step_line(step: Any, *, top: float) -> str:
-    """A taken turn (a ``StepRecord``) in brief, with its step reward out of ``top`` (the reward's full scale).
+def step_line(step: Any) -> str:
+    """A taken turn (a ``StepRecord``) in brief: what it did, not its reward.
 
     Example:
         >>> from vcoder.agents.site_records import StepRecord
-        >>> step_line(StepRecord(1, True, (), None, None, -1.0, "no file", malformed_kind="no_action"), top=10)
-        'turn 1: malformed reply (no_action): no file; reward -1 of 10'
-        >>> step_line(StepRecord(2, False, ("index.html",), None, 0.125, 1.25, None), top=10)
-        'turn 2: wrote index.html; reward 1.25 of 10'
+        >>> step_line(StepRecord(1, True, (), None, None, -1.0, "no file", malformed_kind="no_action"))
+        'turn 1: malformed reply (no_action): no file'
+        >>> step_line(StepRecord(2, False, ("index.html",), None, 0.125, 1.25, None))
+        'turn 2: wrote index.html'
     """
     if step.malformed:
-        head = f"turn {step.turn}: malformed reply ({step.malformed_kind}): {short(step.error, 60)}"
-    else:
-        head = turn_line(step.turn, written=step.files, deleted=step.deleted, finish=step.finish)
-        if step.error:
-            head += f"; site error: {short(step.error, 60)}"
-    reward = "not judged" if step.reward is None else f"reward {round(step.reward, 2):g} of {top:g}"
-    return f"{head}; {reward}"
+        return f"turn {step.turn}: malformed reply ({step.malformed_kind}): {short(step.error, 60)}"
+    line = turn_line(step.turn, written=step.files, deleted=step.deleted, finish=step.finish)
+    return f"{line}; site error: {short(step.error, 60)}" if step.error else line
 
 
-def episode_history(steps: Sequence[Any], current: str, *, top: float) -> tuple[str, ...]:
-    """The history of a site graded inside an episode: the earlier ``steps`` (``StepRecord``, with their rewards,
-    see :func:`step_line`), then ``current`` (the :func:`turn_line` of the turn that built the graded site)."""
-    return (*(step_line(s, top=top) for s in steps), f"{current} (the site shown)")
+def episode_history(steps: Sequence[Any], current: str) -> tuple[str, ...]:
+    """The history of a site graded inside an episode: the earlier ``steps`` (``StepRecord``, see :func:`step_line`),
+    then ``current`` (the :func:`turn_line` of the turn that built the graded site)."""
+    return (*(step_line(s) for s in steps), f"{current} (the site shown)")
