@@ -105,6 +105,63 @@ def test_site_grading_logs_the_graded_site_by_folder(tmp_path):
     assert record.meta["score_from"] == "gui" and record.meta["gui"] == 1.0
     assert (log.parent / record.screenshot).is_file() and record.page_text
     assert len(record.cases) == len(task.test_cases) and all(c.verdict == "YES" for c in record.cases)
+    assert record.history == ()  # graded outside an episode: no build turns
+
+
+def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
+    from vcoder.agents.site_episode import run_site_episode
+    from vcoder.agents.site_grading import SiteGrader
+    from vcoder.agents.site_records import EpisodeOptions
+    from vcoder.orm.examples import record_text
+    from vcoder.rendering import get_default_pool
+
+    broken, fixed = make_page("counter", 1, broken="handler_removed"), make_page("counter", 1)
+    replies = iter(
+        [
+            "Let me think about the layout first.",  # malformed: no file, no deletion, no finish
+            f'<file path="index.html">\n{broken["html"]}\n</file>',  # its buttons do nothing: gui 0.125
+            f'<file path="index.html">\n{fixed["html"]}\n</file><finish/>',
+        ]
+    )
+
+    async def policy(messages):
+        return next(replies)
+
+    log = tmp_path / "verdicts.jsonl"
+    grader = SiteGrader(pool=get_default_pool(), verdict_log=log)  # no judge: the step reward is 10 * gui
+    options = EpisodeOptions(width=640, height=400, case_deadline_ms=15_000, settle_timeout_ms=20_000)
+    task = {"id": "counter-1", "instruction": fixed["instruction"], "test_cases": fixed["test_cases"]}
+    result = asyncio.run(run_site_episode(task, policy, grader=grader, options=options, out_dir=tmp_path / "ep"))
+    assert [s.reward for s in result.steps] == [-1.0, 1.25, 10.0] and result.finished
+    # the malformed turn is not graded, so not logged; each graded site carries the turns up to its own
+    first, second = read_verdicts(log)
+    assert (first.score, second.score) == (0.125, 1.0)
+    malformed = "turn 1: malformed reply (no_action): the reply has no <file> block and no <finish/>: write each …"
+    assert first.history == (malformed, "turn 2: wrote index.html (the site shown)")
+    assert second.history == (
+        malformed,
+        "turn 2: wrote index.html",
+        "turn 3: wrote index.html; finished (the site shown)",
+    )
+    prompt = record_text(second, second.page_text, second.site_html(log.parent), view="site")
+    assert prompt.endswith(
+        f"Build turns:\n1. {malformed}\n2. {second.history[1]}\n3. {second.history[2]}\n"
+        "Does the site do what the task asks? Answer YES or NO."
+    )
+
+
+def test_a_site_without_files_is_graded_zero_and_not_logged(tmp_path):
+    from vcoder.agents.site_grading import SiteGrader
+    from vcoder.agents.site_records import EpisodeOptions, SiteTask
+    from vcoder.rendering import get_default_pool
+
+    page = make_page("counter", 1)  # an episode whose turn deleted every file: nothing to render or point at
+    task = SiteTask.from_dict({"id": "c1", "instruction": page["instruction"], "test_cases": page["test_cases"]})
+    log = tmp_path / "verdicts.jsonl"
+    grader = SiteGrader(pool=get_default_pool(), verdict_log=log)
+    grades = asyncio.run(grader.grade({}, tmp_path, task, EpisodeOptions(screenshot_weight=0), history=("turn 1",)))
+    assert grades.gui == 0.0 and "no index.html" in grades.error
+    assert not log.exists()
 
 
 def test_the_step_grpo_recipe_passes_its_verdict_log_to_the_grader(tmp_path):

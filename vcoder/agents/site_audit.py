@@ -18,7 +18,7 @@ Example (inside a coroutine)::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,9 +80,16 @@ class AuditedGrader(SiteGrader):
     gradings: tuple[SiteGrades, ...] = ()
 
     async def grade(
-        self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, options: EpisodeOptions
+        self,
+        files: Mapping[str, str],
+        site_dir: Path | None,
+        task: SiteTask,
+        options: EpisodeOptions,
+        *,
+        history: Sequence[str] = (),
     ) -> SiteGrades:
-        """``SiteGrader.assess``, then a check of the instruments; the verdict is logged only when they all worked."""
+        """``SiteGrader.assess``, then a check of the instruments; the verdict (with ``history``) is logged only when
+        they all worked."""
         judge_errors = self.judge.stats["errors"] if self.judge is not None else 0
         agent_failures = len(client_failures(self.gui_agent))
         grades = await self.assess(files, site_dir, task, options)
@@ -101,7 +108,7 @@ class AuditedGrader(SiteGrader):
         self.problems = (*self.problems, *found)
         self.gradings = (*self.gradings, grades)
         if not found:
-            self.log_verdict(files, site_dir, task, grades)
+            self.log_verdict(files, site_dir, task, grades, history=history)
         return grades
 
 

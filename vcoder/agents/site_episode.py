@@ -37,6 +37,7 @@ from vcoder.agents.site_grading import SiteGrader, SiteGrades
 from vcoder.agents.site_records import EpisodeOptions, EpisodeResult, SiteTask, StepRecord
 from vcoder.agents.site_turns import parse_turn
 from vcoder.agents.site_workspace import SiteWorkspace, WorkspaceError
+from vcoder.agents.verdict_writing import episode_history, turn_line
 from vcoder.chat.client import ChatClient
 from vcoder.data.prompts import make_site_conversation
 
@@ -130,7 +131,7 @@ async def run_site_episode(
                 break
             messages.append({"role": "assistant", "content": text})
             record, screenshot = await _step(
-                turn_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1
+                turn_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
             )
             if record.generation is None and not isinstance(reply, str):
                 record = dataclasses.replace(record, generation=reply)
@@ -163,8 +164,10 @@ async def run_site_episode(
     return result
 
 
-async def _step(turn_no, text, task, workspace, grader, options, graded, expected, index):
-    """Parse, apply, grade and record one reply; writes the step folder. Returns (record, screenshot PNG)."""
+async def _step(turn_no, text, task, workspace, grader, options, graded, expected, index, earlier):
+    """Parse, apply, grade and record one reply; writes the step folder. Returns (record, screenshot PNG).
+
+    The grader logs the site with the episode so far (``earlier`` steps and this turn, see ``episode_history``)."""
     turn = parse_turn(text, limits=options.limits)
     applied = workspace.apply(turn)
     if applied.malformed is not None:
@@ -189,7 +192,9 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
     site_dir = workspace.write_site(turn_no)
     digest = workspace.digest()
     if digest not in graded:
-        graded[digest] = await grader.grade(workspace.files, site_dir, task, options)
+        did = turn_line(turn_no, written=applied.written, deleted=applied.deleted, finish=turn.finish)
+        history = episode_history(earlier, did)
+        graded[digest] = await grader.grade(workspace.files, site_dir, task, options, history=history)
     grades = graded[digest]
     reward = step_reward(grades.screenshot, grades.gui, options)
     rendered = grades.rendered

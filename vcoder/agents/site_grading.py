@@ -23,7 +23,7 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -197,27 +197,37 @@ class SiteGrader:
         self.verdict_log, self.verdict_source = verdict_log, verdict_source
 
     async def grade(
-        self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, options: EpisodeOptions
+        self,
+        files: Mapping[str, str],
+        site_dir: Path | None,
+        task: SiteTask,
+        options: EpisodeOptions,
+        *,
+        history: Sequence[str] = (),
     ) -> SiteGrades:
         """Render, score and test one version of a site (files already written to ``site_dir``), then append the
-        verdict to the verdict log (when there is one); never raises for the site's content."""
+        verdict, with the episode's ``history`` (``verdict_writing.episode_history``; empty outside an episode),
+        to the verdict log (when there is one); never raises for the site's content."""
         grades = await self.assess(files, site_dir, task, options)
-        self.log_verdict(files, site_dir, task, grades)
+        self.log_verdict(files, site_dir, task, grades, history=history)
         return grades
 
-    def log_verdict(self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, grades: SiteGrades) -> None:
-        """Append the grades to ``verdict_log`` (no log, or nothing judged: nothing written; never raises)."""
-        if self.verdict_log is None:
-            return
-        from vcoder.agents.verdict_writing import append_record, grades_record
+    def log_verdict(
+        self,
+        files: Mapping[str, str],
+        site_dir: Path | None,
+        task: SiteTask,
+        grades: SiteGrades,
+        *,
+        history: Sequence[str] = (),
+    ) -> None:
+        """Append the grades (and ``history``) to ``verdict_log`` (no log, or nothing judged: nothing written;
+        never raises)."""
+        from vcoder.agents.verdict_writing import log_grades
 
-        def make():
-            return grades_record(
-                self.verdict_log, task, grades, files=files, site_dir=site_dir, source=self.verdict_source
-            )
-
-        if grades.gui is not None or grades.screenshot is not None:
-            append_record(self.verdict_log, make)
+        log_grades(
+            self.verdict_log, self.verdict_source, task, grades, files=files, site_dir=site_dir, history=history
+        )
 
     async def assess(
         self, files: Mapping[str, str], site_dir: Path | None, task: SiteTask, options: EpisodeOptions
