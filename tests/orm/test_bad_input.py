@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.orm.test_verdicts import good_line, record
-from vcoder.agents.verdicts import VerdictLog
+from vcoder.agents.verdict_log import VerdictLog
 from vcoder.orm.model import NotAnORMError, OutcomeRewardModel
 from vcoder.orm.train import BaseModelError, TrainOptions, train_orm
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.agents.verdicts import read_verdicts
+from vcoder.agents.verdict_log import read_verdicts
 from vcoder.data.interactive import make_page
 from vcoder.orm.collect import DROPPED, collect_verdicts, drop_handler, variants
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.servers import ScriptedServer
-from vcoder.agents.verdicts import read_verdicts
+from vcoder.agents.verdict_log import read_verdicts
 from vcoder.data.interactive import make_page
 
 pytestmark = pytest.mark.browser

@@ -8,13 +8,12 @@ import threading
 import pytest
 
 from vcoder.agents.policy import CaseResult, TestCase, Verdict
+from vcoder.agents.verdict_log import VerdictLog, read_verdicts
 from vcoder.agents.verdicts import (
     CaseVerdict,
-    VerdictLog,
     VerdictLogError,
     VerdictRecord,
     case_verdict,
-    read_verdicts,
     site_hash,
 )
 

@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vcoder.agents.verdicts import VerdictLog, VerdictRecord, case_verdict, short, site_hash
+from vcoder.agents.verdict_log import VerdictLog
+from vcoder.agents.verdicts import VerdictRecord, case_verdict, short, site_hash
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The verdict log: one JSON line per graded site, appended by whoever grades (GUI agent, judge, evaluators).
+"""The verdict log's records: one JSON line per graded site, appended by whoever grades (GUI agent, judge, evaluators).
 
 WebRL (Qi et al., 2024) trains its outcome reward model on the outcomes its own runs produced; vcoder keeps those
 outcomes as an append-only JSONL file that the GUI-agent reward, the judge and the evaluators write to when given a
@@ -6,13 +6,12 @@ path, and that ``vcoder orm train`` reads. A line holds what the ORM needs to se
 the site or its hash and folder, a screenshot, what the agent did and saw per case) and what it must predict (the
 per-case verdicts and the score).
 
-Appending is safe with several writers: each line goes out in one ``write`` on an ``O_APPEND`` descriptor under a
-per-file lock (a thread lock in this process, ``flock`` across processes) and is flushed at once. A writer that
-finds the file ending in a torn line (a process died mid-write) cuts the fragment off before appending. The reader
-validates every line and names the line and field that is wrong; it skips a torn last line with a warning.
+This module holds the records and their validation; :mod:`vcoder.agents.verdict_log` appends them to the file
+(safe with several writers) and reads them back.
 
 Example:
     >>> import tempfile, os
+    >>> from vcoder.agents.verdict_log import VerdictLog, read_verdicts
     >>> path = os.path.join(tempfile.mkdtemp(), "verdicts.jsonl")
     >>> rec = VerdictRecord(task_id="counter-1", instruction="A counter", site_hash=site_hash({"index.html": "<p>"}),
     ...                     site_files={"index.html": "<p>"}, cases=(CaseVerdict("Click +", "YES"),), score=1.0,
@@ -30,9 +29,6 @@ import hashlib
 import json
 import logging
 import math
-import os
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,107 +240,3 @@ def validate(data: Any, *, where: str) -> None:
             raise _bad(where, f"cases[{i}].verdict", f"one of {', '.join(VERDICTS)}", case.get("verdict"))
         if not _strings(case.get("trace") or ()):
             raise _bad(where, f"cases[{i}].trace", "a list of strings", case["trace"])
-
-
-_LOCKS: dict[str, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-def _lock_for(path: Path) -> threading.Lock:
-    key = os.path.realpath(path)
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(key, threading.Lock())
-
-
-class VerdictLog:
-    """An append-only verdict log file (JSONL). Any number of ``VerdictLog`` objects, threads and processes may
-    append to one file; each record lands whole on its own line.
-
-    Args:
-        path: the log file (created with its folder on first append).
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-
-    def append(self, record: VerdictRecord) -> None:
-        """Append one record as one line, flushed to the file before returning."""
-        line = (json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _lock_for(self.path):
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                _flock(fd, True)
-                try:
-                    _cut_torn_tail(fd, self.path)
-                    os.write(fd, line)
-                finally:
-                    _flock(fd, False)
-            finally:
-                os.close(fd)
-
-    def append_or_warn(self, record: VerdictRecord) -> bool:
-        """``append``, logging a warning instead of raising when the file cannot be written (a grader's log must
-        not stop training or an evaluation); True when the line was written."""
-        try:
-            self.append(record)
-        except OSError as exc:
-            logger.warning("could not append to the verdict log %s: %s", self.path, exc)
-            return False
-        return True
-
-
-def _flock(fd: int, lock: bool) -> None:
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the in-process lock still applies
-        return
-    fcntl.flock(fd, fcntl.LOCK_EX if lock else fcntl.LOCK_UN)
-
-
-def _cut_torn_tail(fd: int, path: Path) -> None:
-    """A file not ending in a newline holds a torn line (a writer died mid-line, under no lock now): drop it."""
-    size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return
-    start = size
-    while start > 0:
-        chunk = os.pread(fd, min(4096, start), max(0, start - 4096))
-        cut = chunk.rfind(b"\n")
-        if cut >= 0:
-            start = start - len(chunk) + cut + 1
-            break
-        start -= len(chunk)
-    logger.warning("%s ended in a torn line (%d bytes, a writer died mid-line); dropping it", path, size - start)
-    os.ftruncate(fd, start)
-
-
-def iter_verdicts(path: str | Path) -> Iterator[VerdictRecord]:
-    """Validated records of a log, in order.
-
-    Raises:
-        VerdictLogError: the file is missing, or a line is not JSON or misses/mistypes a field (file, line and
-            field named). A torn last line (no newline, not JSON) is skipped with a warning.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise VerdictLogError(f"verdict log {str(path)!r} does not exist; create one with `vcoder orm collect`")
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        lines = handle.readlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if number == len(lines) and not line.endswith("\n"):
-                logger.warning("%s: skipping a torn last line (a writer stopped mid-line)", where)
-                return
-            raise VerdictLogError(f"{where}: not a JSON object ({exc.msg} at column {exc.colno})") from None
-        yield VerdictRecord.from_dict(data, where=where)
-
-
-def read_verdicts(path: str | Path) -> list[VerdictRecord]:
-    """All validated records of a log (see :func:`iter_verdicts`)."""
-    return list(iter_verdicts(path))

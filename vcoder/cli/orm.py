@@ -120,7 +120,8 @@ def _collect(args) -> int:
 
 
 def _check(args) -> int:
-    from vcoder.agents.verdicts import VerdictLogError, read_verdicts
+    from vcoder.agents.verdict_log import read_verdicts
+    from vcoder.agents.verdicts import VerdictLogError
 
     def summary():
         records = read_verdicts(args.verdicts)

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from vcoder.agents.policy import CaseResult, Policy, TestCase
-from vcoder.agents.verdicts import VerdictLog, VerdictRecord, case_verdict, site_hash
+from vcoder.agents.verdict_log import VerdictLog
+from vcoder.agents.verdicts import VerdictRecord, case_verdict, site_hash
 
 logger = logging.getLogger(__name__)
 
