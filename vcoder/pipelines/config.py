@@ -97,6 +97,13 @@ class VCoderScriptArguments:
         default=False,
         metadata={"help": "After training, generate on the holdout rows and write Design2Code block metrics."},
     )
+    advantage_baseline: str = field(
+        default="group",
+        metadata={
+            "help": "GRPO's advantage baseline: 'group' (TRL's, the group's mean reward) or 'greedy' (the reward of "
+            "the policy's own greedy completion, self-critical; see vcoder.pipelines.greedy_baseline)."
+        },
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.reward_funcs, str):
@@ -128,6 +135,8 @@ class VCoderScriptArguments:
             raise ValueError(f"synthetic_samples={self.synthetic_samples} must be at least 1")
         if not self.reward_funcs:
             raise ValueError("reward_funcs is empty; name at least one reward, e.g. ['validity', 'block']")
+        if self.advantage_baseline not in ("group", "greedy"):
+            raise ValueError(f"advantage_baseline={self.advantage_baseline!r}; give 'group' or 'greedy'")
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ValueError(f"reward_funcs={self.reward_funcs!r} names a reward twice; weight it instead")
         # reward parameters fail here, before any model or dataset is loaded; the parsed form replaces a CLI string

@@ -72,7 +72,12 @@ def build_trainer(
         train_dataset, holdout = build_datasets(script_args, progress=training_args.process_index == 0)
     check_columns(train_dataset, where="GRPO training dataset")
     model, processor = load_model_and_processor(model_args, training_args)
-    trainer = (trainer_cls or GRPOTrainer)(
+    cls = trainer_cls or GRPOTrainer
+    if script_args.advantage_baseline == "greedy":
+        from vcoder.pipelines.greedy_baseline import GreedyBaselineMixin
+
+        cls = type(f"GreedyBaseline{cls.__name__}", (GreedyBaselineMixin, cls), {})
+    trainer = cls(
         model=model,
         reward_funcs=reward_funcs,
         args=training_args,
