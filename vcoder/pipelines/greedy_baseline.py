@@ -3,14 +3,19 @@
 GRPO's advantage of a sampled completion is its reward minus the mean reward of its group. When the policy is
 peaked (an SFT warm start), most samples are worse than the greedy answer, so a sample that is merely less bad
 than its siblings is pushed up even though the answer the model gives when decoded greedily (how Design2Code and
-vcoder's held-out scoring decode) is better. Measured in the quickstart: the sampled reward rose on every seed
-while the greedy reward on the training pages fell on one and the held-out score with it.
+vcoder's held-out scoring decode) is better. Measured in the quickstart (seed 2): the sampled reward rose while the
+greedy reward on the training pages fell, and the held-out score with it.
 
 With ``advantage_baseline: greedy`` each prompt's baseline is the reward of the policy's own greedy completion,
 generated and scored with the same reward functions each time a batch is generated: advantage = (reward − greedy
 reward) / (standard deviation of the batch's rewards, unless ``scale_rewards: none``). A sample better than greedy
 is pushed up, one worse is pushed down, so the greedy answer moves only towards samples that beat it. The cost is
-one greedy generation and one scoring per prompt per generation batch (the sampled completions are G per prompt).
+one greedy generation (transformers ``generate`` on the training model, also when vLLM samples) and one scoring
+per prompt per generation batch (the sampled completions are G per prompt).
+
+Measured in the quickstart (2M parameters, 40 steps, held-out Design2Code overall, GRPO minus SFT, seeds 0-4): the
+greedy baseline +0.021, +0.062, -0.008, -0.256, -0.077; TRL's group baseline +0.156, -0.012, -0.101, -0.017, +0.045.
+It is an option to measure at scale, not the default.
 """
 
 from __future__ import annotations
@@ -19,8 +24,6 @@ import math
 from typing import Any
 
 import torch
-
-BASELINES = ("group", "greedy")
 
 
 def greedy_advantages(rewards, greedy, *, scale: bool):
