@@ -1,5 +1,4 @@
-"""Shared fixtures. Markers: browser (real Chromium), slow, gpu (skipped without CUDA), learning (a training run
-that measures whether a recipe learns: minutes each, skipped unless pytest gets ``--learning``)."""
+"""Shared fixtures. Markers: browser (real Chromium), slow, gpu (skipped without CUDA)."""
 
 from __future__ import annotations
 
@@ -9,20 +8,7 @@ import pytest
 pytest_plugins = ["tests.servers"]
 
 
-def pytest_addoption(parser):
-    parser.addoption(
-        "--learning",
-        action="store_true",
-        help="also run the tests marked learning (training runs that measure learning; 10-15 min each on 2 cores)",
-    )
-
-
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--learning"):
-        skip = pytest.mark.skip(reason="a learning measurement (minutes); run with --learning")
-        for item in items:
-            if item.get_closest_marker("learning") is not None:
-                item.add_marker(skip)
     # the marker, not `"gpu" in item.keywords`: keywords also hold every folder name (a checkout named gpu/)
     gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_items:
