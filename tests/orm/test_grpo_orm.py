@@ -12,8 +12,9 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
     from datasets import Dataset
     from PIL import Image
     from transformers import AutoProcessor
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
+    from tests.trainers import cpu_grpo_config
     from vcoder.data.interactive import generate
     from vcoder.rewards import build_reward
 
@@ -29,20 +30,7 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
             "test_cases": [r["test_cases"] for r in rows],
         }
     )
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "run"),
-        per_device_train_batch_size=8,
-        num_generations=4,
-        max_completion_length=32,
-        max_steps=1,
-        logging_steps=1,
-        learning_rate=1e-5,
-        bf16=False,
-        use_cpu=True,
-        report_to=[],
-        save_strategy="no",
-        gradient_checkpointing=False,
-    )
+    args = cpu_grpo_config(tmp_path / "run")
     trainer = GRPOTrainer(
         model=str(tiny_vlm_dir),
         # by its registered name, as a recipe's reward_funcs: [orm] with orm_model: ... would build it

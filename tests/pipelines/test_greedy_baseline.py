@@ -38,8 +38,9 @@ def test_a_grpo_step_uses_the_greedy_completions_reward_as_baseline(tmp_path):
     from datasets import Dataset
     from PIL import Image
     from transformers import AutoModelForImageTextToText, AutoProcessor
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
+    from tests.trainers import cpu_grpo_config
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines.greedy_baseline import GreedyBaselineMixin
     from vcoder.pipelines.heldout import generate_html
@@ -72,21 +73,7 @@ def test_a_grpo_step_uses_the_greedy_completions_reward_as_baseline(tmp_path):
             seen["sampled_per_func"], seen["advantages"] = self._sampled_rewards, output["advantages"]
             return output
 
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "run"),
-        per_device_train_batch_size=8,
-        num_generations=4,
-        max_completion_length=16,
-        max_steps=1,
-        logging_steps=1,
-        learning_rate=1e-5,
-        bf16=False,
-        use_cpu=True,
-        report_to=[],
-        save_strategy="no",
-        gradient_checkpointing=False,
-        seed=0,
-    )
+    args = cpu_grpo_config(tmp_path / "run", max_completion_length=16, seed=0)
     trainer = Recording(
         model=model_dir,
         reward_funcs=[_length_reward],

@@ -18,8 +18,9 @@ NAMES = ["format", "validity", "dom", "ssim", "clip", "block", "text", "position
 def test_grpo_step_with_every_reward(tmp_path):
     from datasets import Dataset
     from transformers import AutoProcessor
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
+    from tests.trainers import cpu_grpo_config
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.rendering import get_default_pool
     from vcoder.rewards import build_rewards
@@ -33,20 +34,7 @@ def test_grpo_step_with_every_reward(tmp_path):
     ]
     data = Dataset.from_dict({"prompt": prompts, "image": shots, "html": pages})
 
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "run"),
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=24,
-        max_steps=1,
-        logging_steps=1,
-        learning_rate=1e-5,
-        bf16=False,
-        use_cpu=True,
-        report_to=[],
-        save_strategy="no",
-        gradient_checkpointing=False,
-    )
+    args = cpu_grpo_config(tmp_path / "run", per_device_train_batch_size=4, max_completion_length=24)
     funcs = build_rewards(NAMES, clip_tiny=True, render_timeout_ms=10000)
     trainer = GRPOTrainer(
         model=str(model_dir),
