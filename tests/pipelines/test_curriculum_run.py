@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.pipelines.runs import ROOT, run_env
+
 RECIPE = os.path.join(ROOT, "configs", "curriculum", "tiny_cpu.yaml")
 KEYS = [
     "phase",
@@ -32,9 +33,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 def _env():
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    return env
+    return run_env(PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
 def _cmd(model, out, *extra):

@@ -4,7 +4,6 @@ under `accelerate launch` with two CPU processes (each process renders in its ow
 from __future__ import annotations
 
 import glob
-import json
 import os
 import signal
 import subprocess
@@ -13,7 +12,8 @@ import time
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.pipelines.runs import ROOT, read_state, run_env, two_process_command
+
 # the module form is what the docs teach; the former file path must keep working for existing scripts
 MODULE = ["-m", "vcoder.pipelines.grpo"]
 OLD_SCRIPT = os.path.join(ROOT, "vcoder", "pipelines", "training.py")
@@ -29,22 +29,12 @@ def tiny_model(tmp_path_factory):
     return str(build_tiny_vlm(tmp_path_factory.mktemp("tiny") / "model", arch="qwen2_5_vl", size="tiny"))
 
 
-def _env():
-    # one OpenMP thread per process: two spinning threads per process on shared cores were ~10x slower here
-    return {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-
-
 def _args(model, out, **overrides):
     args = ["--config", RECIPE, "--model_name_or_path", model, "--output_dir", str(out), "--synthetic_samples", "12"]
     args += ["--holdout", "0", "--reward_funcs", "validity,block,color", "--reward_weights", "1", "1", "1"]
     for key, value in overrides.items():
         args += [f"--{key}", str(value)]
     return args
-
-
-def _state(path):
-    with open(path) as handle:
-        return json.load(handle)
 
 
 def test_grpo_trains_and_logs_each_reward(tiny_model, tmp_path):
@@ -59,7 +49,7 @@ def test_grpo_trains_and_logs_each_reward(tiny_model, tmp_path):
         assert grpo.cli(_args(tiny_model, out, max_steps=2, save_strategy="no")) == 0
     finally:
         torch.set_num_threads(threads)
-    state = _state(out / "trainer_state.json")
+    state = read_state(out / "trainer_state.json")
     assert state["global_step"] == 2
     logged = state["log_history"][0]
     for name in ("validity_reward", "block_reward", "color_reward"):
@@ -74,7 +64,9 @@ def test_grpo_trains_and_logs_each_reward(tiny_model, tmp_path):
 def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
     out = tmp_path / "run"
     cmd = [sys.executable, *MODULE, *_args(tiny_model, out, max_steps=8, save_steps=2)]
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, env=run_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     checkpoint = out / "checkpoint-2" / "trainer_state.json"
     deadline = time.time() + 900
     while not checkpoint.exists() and proc.poll() is None and time.time() < deadline:
@@ -95,13 +87,13 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
             OLD_SCRIPT,
             *_args(tiny_model, out, max_steps=8, save_steps=2, resume_from_checkpoint="last"),
         ],
-        env=_env(),
+        env=run_env(),
         capture_output=True,
         text=True,
         timeout=1200,
     )
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    state = _state(out / "trainer_state.json")
+    state = read_state(out / "trainer_state.json")
     assert state["global_step"] == 8
     steps = [row["step"] for row in state["log_history"] if "loss" in row]
     assert steps == list(range(1, 9))  # the old log history continued, no step twice
@@ -111,18 +103,12 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
 
 def test_two_process_accelerate_run(tiny_model, tmp_path):
     out = tmp_path / "ddp"
-    launcher = [
-        "-m",
-        "accelerate.commands.launch",
-        "--config_file",
-        os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml"),
-    ]
-    cmd = [sys.executable, *launcher, *MODULE]
+    cmd = two_process_command(MODULE)
     cmd += _args(tiny_model, out, max_steps=2, save_strategy="no", per_device_train_batch_size=4)
-    proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    proc = subprocess.run(cmd, env=run_env(), capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr.count("process 0 of 2") == proc.stderr.count("process 1 of 2") == 1  # really two processes
-    state = _state(out / "trainer_state.json")
+    state = read_state(out / "trainer_state.json")
     assert state["global_step"] == 2
     # 2 processes x 4 completions each per step, 4 generations per prompt: rewards came from both processes
     row = state["log_history"][0]

@@ -21,7 +21,8 @@ import time
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.pipelines.runs import ROOT, read_state, run_env, two_process_command
+
 RECIPE = os.path.join(ROOT, "configs", "step_grpo", "tiny_cpu.yaml")
 MODULE = ["-m", "vcoder.pipelines.step_grpo"]
 
@@ -36,8 +37,7 @@ def tiny_model(tmp_path_factory):
 
 
 def _env():
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    return {**env, "TRL_EXPERIMENTAL_SILENCE": "1", "PYTHONPATH": ROOT}
+    return run_env(TRL_EXPERIMENTAL_SILENCE="1", PYTHONPATH=ROOT)
 
 
 def _args(model, out, **overrides):
@@ -46,11 +46,6 @@ def _args(model, out, **overrides):
     for key, value in overrides.items():
         args += [f"--{key}", str(value)]
     return args
-
-
-def _state(path):
-    with open(path) as handle:
-        return json.load(handle)
 
 
 def test_step_grpo_trains_logs_and_plots(tiny_model, tmp_path):
@@ -68,7 +63,7 @@ def test_step_grpo_trains_logs_and_plots(tiny_model, tmp_path):
         assert step_grpo.cli(_args(tiny_model, out, max_steps=2, save_strategy="no", save_episodes="true")) == 0
     finally:
         torch.set_num_threads(threads)
-    state = _state(out / "trainer_state.json")
+    state = read_state(out / "trainer_state.json")
     assert state["global_step"] == 2
     for row in [r for r in state["log_history"] if "loss" in r]:
         # two episodes of two malformed turns per step: every step -1, no finish, no spread, nothing to learn
@@ -114,7 +109,7 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
         cwd=ROOT,
     )
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    state = _state(out / "trainer_state.json")
+    state = read_state(out / "trainer_state.json")
     assert state["global_step"] == 4
     steps = [row["step"] for row in state["log_history"] if "loss" in row]
     assert steps == [1, 2, 3, 4]  # the old log history continued, no step twice
@@ -125,20 +120,14 @@ def test_killed_run_resumes_at_the_same_step(tiny_model, tmp_path):
 
 def test_two_process_run_with_groups_across_processes(tiny_model, tmp_path):
     out = tmp_path / "ddp"
-    launcher = [
-        "-m",
-        "accelerate.commands.launch",
-        "--config_file",
-        os.path.join(ROOT, "configs/accelerate/cpu_2proc.yaml"),
-    ]
-    cmd = [sys.executable, *launcher, *MODULE]
+    cmd = two_process_command(MODULE)
     # one trajectory per process and 2 generations per task: every task's group spans both processes, and the
     # episodes of both processes' rounds are kept in step
     cmd += _args(tiny_model, out, max_steps=2, save_strategy="no", per_device_train_batch_size=1)
     proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr.count("process 0 of 2") == proc.stderr.count("process 1 of 2") == 1  # really two processes
-    state = _state(out / "trainer_state.json")
+    state = read_state(out / "trainer_state.json")
     assert state["global_step"] == 2
     for row in [r for r in state["log_history"] if "loss" in r]:
         # both processes' episodes are in the logs: 2 episodes x 2 turns, all malformed
