@@ -139,7 +139,43 @@ def tiny_vlm_server(tiny_vlm_dir, tmp_path_factory):
             print(server.log_tail())
 
 
-class ScriptedServer:
+class JSONHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers JSON (a client that timed out and left is not an error)."""
+
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+    def _send(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+            pass
+
+
+class LoopbackServer:
+    """A ``ThreadingHTTPServer`` on a free loopback port, served from a thread while the ``with`` block runs."""
+
+    def _listen(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+class ScriptedServer(LoopbackServer):
     """An OpenAI-shaped ``http.server`` on loopback: answers after ``delay_s``, first with ``statuses`` if given.
 
     Args:
@@ -174,21 +210,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep pytest output clean
-                pass
-
-            def _send(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
-                    pass
-
+        class Handler(JSONHandler):
             def do_GET(self):
                 with outer._lock:
                     outer.hits.append(self.path)
@@ -221,18 +243,7 @@ class ScriptedServer:
                     message = {"role": "assistant", "content": text}
                     self._send(200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> ScriptedServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._listen(Handler)
 
     @property
     def chat_hits(self) -> int:

@@ -13,8 +13,8 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.servers import JSONHandler, LoopbackServer
 from vcoder.agents.judge import JUDGE_SYSTEM_PROMPT
 from vcoder.agents.vlm_policy import SYSTEM_PROMPT as AGENT_SYSTEM_PROMPT
 
@@ -64,7 +64,7 @@ def answer(body: dict) -> str:
     return GARBAGE
 
 
-class RoutedServer:
+class RoutedServer(LoopbackServer):
     """Answers ``/v1/chat/completions`` with ``answer(body)``.
 
     Args:
@@ -81,21 +81,7 @@ class RoutedServer:
         self._lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
+        class Handler(JSONHandler):
             def do_GET(self):
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
@@ -117,18 +103,7 @@ class RoutedServer:
                 message = {"role": "assistant", "content": answer(body)}
                 self._send(200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> RoutedServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._listen(Handler)
 
     def count(self, role: str, text: str = "") -> int:
         """Chat requests of ``role`` whose messages contain ``text``."""
