@@ -14,6 +14,7 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     import torch
 
     from vcoder.cli import main
+    from vcoder.pipelines.quickstart import GRPO_RECIPE
 
     out = tmp_path / "qs"
     threads = torch.get_num_threads()
@@ -22,8 +23,9 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     finally:
         torch.set_num_threads(threads)
     printed = capsys.readouterr().out
+    total = sum(GRPO_RECIPE["reward_weights"])  # validity, the four Design2Code components and SSIM: 6
     assert (
-        "GRPO reward (of 5) on the same 16 training pages, greedy: SFT" in printed
+        f"GRPO reward (of {total:g}) on the same 16 training pages, greedy: SFT" in printed
         and "Held-out Design2Code" in printed
     )
     summary = json.loads((out / "summary.json").read_text())
@@ -36,7 +38,8 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
         assert all(0.0 <= metrics[m] <= 1.0 for m in ("block_match", "text", "position", "color", "overall"))
     reward = summary["grpo_reward"]
     # the probe: the reward mix of greedy completions on the same 16 training pages, SFT model vs GRPO model
-    assert reward["pages"] == 16 and 0.0 <= reward["start"] <= 5.0 and 0.0 <= reward["end"] <= 5.0
+    assert reward["pages"] == 16 and 0.0 <= reward["start"] <= total and 0.0 <= reward["end"] <= total
+    assert reward["weights"] == dict(zip(GRPO_RECIPE["reward_funcs"], GRPO_RECIPE["reward_weights"]))
     assert reward["delta"] == pytest.approx(reward["end"] - reward["start"])
     assert set(reward["components"]["start"]) == {f"{name}_reward" for name in reward["weights"]}
     # 4 optimizer steps, each generation used for two of them: two logged rewards, one per window
