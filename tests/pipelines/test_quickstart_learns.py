@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-PROBE_PAGES = 16
+from vcoder.pipelines.quickstart import DATA
+
+PROBE_PAGES = DATA["probe_pages"]  # the quickstart's own probe: 16 training pages
 
 
 @pytest.mark.slow
@@ -24,7 +26,7 @@ def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path, recor
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines import grpo, sft
     from vcoder.pipelines.probe import reward_probe
-    from vcoder.pipelines.quickstart import DATA, GRPO_RECIPE, SFT_RECIPE, train_stage
+    from vcoder.pipelines.quickstart import GRPO_RECIPE, SFT_RECIPE, train_stage
     from vcoder.pipelines.training_data import synthetic_rows
     from vcoder.rendering import BrowserPool
     from vcoder.rewards import build_rewards
