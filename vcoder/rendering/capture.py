@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from pathlib import Path
@@ -93,6 +94,11 @@ async def capture(
     Returns:
         A ``Rendered`` (elapsed_ms left 0 for the caller to fill in).
     """
+    with _MainFrameNavigations(page) as navigations:
+        return await _capture(page, navigations, full_page, max_height, timeout_ms, console, document_url, cdp, resume)
+
+
+async def _capture(page, navigations, full_page, max_height, timeout_ms, console, document_url, cdp, resume):
     from playwright.async_api import Error as PlaywrightError
 
     # the load wait is half the deadline, the settling of timers a quarter; a page that blocks its JS thread still
@@ -120,8 +126,18 @@ async def capture(
         doc_w, doc_h = max(int(data["width"]), vw), max(int(data["height"]), vh)
         w, h = min(doc_w, MAX_WIDTH), min(doc_h, max_height)
         truncated = (w, h) != (doc_w, doc_h)
+    shot = asyncio.ensure_future(screenshot(page, cdp, width=w, height=h, beyond_viewport=(w, h) != (vw, vh)))
     try:
-        png = await screenshot(page, cdp, width=w, height=h, beyond_viewport=(w, h) != (vw, vh))
+        # Chromium may never answer a screenshot asked for while a new document commits (a blob: document): when
+        # the main frame navigates and the document is no longer the one captured, the screenshot is abandoned
+        while True:
+            await asyncio.wait({shot, navigations.next}, return_when=asyncio.FIRST_COMPLETED)
+            if shot.done():
+                break
+            navigations.rearm()
+            if await _document(page, False) != doc:  # False: a live page's timers stay paused until the shot
+                return replaced(page, "during its screenshot")
+        png = shot.result()
     except Exception as exc:
         if await _document(page, resume) != doc:
             return replaced(page, "between its layout and its screenshot")
@@ -130,6 +146,10 @@ async def capture(
                 FailureKind.BROWSER, f"browser: Chromium could not take the screenshot, twice ({first_line(exc)})"
             )
         raise
+    finally:
+        if not shot.done():
+            shot.cancel()
+            shot.add_done_callback(_retrieve)
     if await _document(page, resume) != doc:
         return replaced(page, "between its layout and its screenshot")
     return Rendered(
@@ -141,6 +161,36 @@ async def capture(
         console_errors=tuple(console[:50]),
         truncated=truncated,
     )
+
+
+class _MainFrameNavigations:
+    """While open, ``next`` is a future resolved at the main frame's next navigation (``rearm`` makes a new one).
+
+    A same-document navigation (``history.pushState``, a fragment) counts too: the caller checks the document."""
+
+    def __init__(self, page):
+        self.page = page
+        self.next = asyncio.get_running_loop().create_future()
+
+    def rearm(self) -> None:
+        self.next = asyncio.get_running_loop().create_future()
+
+    def _on(self, frame) -> None:
+        if frame.parent_frame is None and not self.next.done():
+            self.next.set_result(None)
+
+    def __enter__(self):
+        self.page.on("framenavigated", self._on)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.page.remove_listener("framenavigated", self._on)
+        self.next.cancel()
+
+
+def _retrieve(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()
 
 
 async def screenshot(page, cdp, *, width: int, height: int, beyond_viewport: bool) -> bytes:
