@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
+from vcoder.rendering.loop import retrieve_exception
 from vcoder.rendering.types import FailureKind, Rendered
 
 _HERE = Path(__file__).parent
@@ -149,7 +150,7 @@ async def _capture(page, navigations, full_page, max_height, timeout_ms, console
     finally:
         if not shot.done():
             shot.cancel()
-            shot.add_done_callback(_retrieve)
+            shot.add_done_callback(retrieve_exception)  # an answer that never comes, or a late failure
     if await _document(page, resume) != doc:
         return replaced(page, "between its layout and its screenshot")
     return Rendered(
@@ -186,11 +187,6 @@ class _MainFrameNavigations:
     def __exit__(self, *exc) -> None:
         self.page.remove_listener("framenavigated", self._on)
         self.next.cancel()
-
-
-def _retrieve(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()
 
 
 async def screenshot(page, cdp, *, width: int, height: int, beyond_viewport: bool) -> bytes:

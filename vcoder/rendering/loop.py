@@ -16,6 +16,13 @@ from vcoder.rendering.types import BrowserUnavailable
 T = TypeVar("T")
 
 
+def retrieve_exception(fut: asyncio.Future) -> None:
+    """A done-callback for a future nobody may await: its exception, if any, is marked retrieved (asyncio would
+    log "exception was never retrieved" otherwise); whoever does await it still gets it."""
+    if not fut.cancelled():
+        fut.exception()
+
+
 class HomeLoop:
     """The event loop a pool's browser lives on.
 

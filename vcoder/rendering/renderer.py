@@ -17,6 +17,7 @@ from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import Browser
 from vcoder.rendering.capture import capture, document_replaced, first_line, replaced
 from vcoder.rendering.jobs import Job
+from vcoder.rendering.loop import retrieve_exception
 from vcoder.rendering.network import ORIGIN_DOMAIN
 from vcoder.rendering.slots import Slot, Slots
 from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, FailureKind, Rendered
@@ -93,7 +94,7 @@ class Renderer:
         url = f"{origin}/{quote(job.entry)}"
         committed = slot.expect(url)
         nav = asyncio.ensure_future(slot.page.goto(url, wait_until="commit", timeout=job.timeout_ms))
-        nav.add_done_callback(_consume)
+        nav.add_done_callback(retrieve_exception)  # a late goto failure after the document committed is not an error
         done, _ = await asyncio.wait({nav, committed}, return_when=asyncio.FIRST_COMPLETED)
         if committed not in done:
             committed.cancel()
@@ -206,8 +207,3 @@ class Renderer:
         self.closed = True
         self.slots.close()
         await self.browser.close()
-
-
-def _consume(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()  # retrieved: a late goto failure after the document committed is not an error

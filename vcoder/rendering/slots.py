@@ -11,6 +11,7 @@ from vcoder.rendering import defaults
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import CLOSE_TIMEOUT_MS, Browser
 from vcoder.rendering.capture import INIT_JS
+from vcoder.rendering.loop import retrieve_exception
 from vcoder.rendering.network import HermeticRouter, RenderTarget, close_websocket
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,8 @@ class Slot:
         """Start clearing what the last document left (cookies, history): overlapped with the caller's work after a
         screenshot, awaited by ``prepare`` before the next document loads."""
         self._reset = asyncio.ensure_future(self._clear())
-        self._reset.add_done_callback(_retrieve)
+        # a reset that fails is re-raised where it is awaited, or moot once the slot is replaced
+        self._reset.add_done_callback(retrieve_exception)
 
     async def prepare(self) -> bool:
         """Make the slot's context as a fresh one for the next document: cookies cleared (one may be set for the
@@ -192,11 +194,6 @@ def _close_popup(slot: Slot, page) -> None:
 async def _dismiss(dialog) -> None:
     with contextlib.suppress(Exception):
         await dialog.dismiss()
-
-
-def _retrieve(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()  # a reset that fails is re-raised where it is awaited, or moot once the slot is replaced
 
 
 async def _quiet(coro) -> None:
