@@ -19,7 +19,7 @@ GENERATIONS = 8
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.timeout(2400)  # ~6 min on 2 idle cores (the quickstart's whole SFT, then 24 GRPO steps)
+@pytest.mark.timeout(2400)  # ~7 min on 2 cores (the quickstart's whole SFT, then 24 GRPO steps)
 def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path, record_property):
     import torch
 
