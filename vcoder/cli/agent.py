@@ -59,7 +59,7 @@ def _usage(msg: str) -> int:
 
 def load_cases(path: Path):
     """``(cases, None)`` from a cases file (a JSON list, or ``{"test_cases": [...]}``), or ``(None, message)``."""
-    from vcoder.agents.policy import CaseError, parse_cases
+    from vcoder.gui.policy import CaseError, parse_cases
 
     if not path.is_file():
         return None, f"no such cases file: {path} (pass a JSON list of test cases)"
@@ -80,13 +80,13 @@ def load_cases(path: Path):
 def _make_policy(args):
     """The policy, or an error message for the user."""
     if args.policy == "scripted":
-        from vcoder.agents.scripted import ScriptedPolicy
+        from vcoder.gui.scripted import ScriptedPolicy
 
         return ScriptedPolicy(), None
     if not args.base_url or not args.model:
         return None, "--policy vlm needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
-        from vcoder.agents.vlm_policy import VLMPolicy
+        from vcoder.gui.vlm_policy import VLMPolicy
     except ImportError as exc:
         return None, f"the vlm policy is not available in this install ({exc}); use --policy scripted"
     return VLMPolicy(base_url=args.base_url, model=args.model), None
@@ -112,7 +112,7 @@ def run(args) -> int:
             return _usage(f"case {i} ({case.task!r}): {why}")
     html = page.read_bytes().decode("utf-8", errors="replace")
 
-    from vcoder.agents.runner import InfrastructureError, run_cases
+    from vcoder.gui.runner import InfrastructureError, run_cases
     from vcoder.rendering import BrowserPool
 
     pool = BrowserPool(max_pages=2)

@@ -4,8 +4,8 @@
 variants); ``train_orm`` fine-tunes a VLM with TRL's SFTTrainer on the YES/NO answer and reports held-out accuracy,
 AUC and ECE against the majority baseline; ``OutcomeRewardModel`` reads P(YES) from the first answer token's
 logits; ``make_orm_reward`` is the TRL reward (registered as ``orm``; its ``orm_*`` parameters live in
-``vcoder.rewards.RewardSettings``). The verdict log itself lives in :mod:`vcoder.agents.verdicts`; the graders that
-append to it are :mod:`vcoder.agents.verdict_writing`'s callers. Names are imported on first use, so
+``vcoder.rewards.RewardSettings``). The verdict log itself lives in :mod:`vcoder.verdicts.records`; the graders that
+append to it are :mod:`vcoder.verdicts.writing`'s callers. Names are imported on first use, so
 ``import vcoder.orm`` stays light.
 
 The stable API for other parts of vcoder (the curriculum's predicted success, a policy's sites):
