@@ -100,7 +100,7 @@ def _pair(args, role: str) -> tuple[str, str] | None:
 def _task(args) -> Any:
     import dataclasses
 
-    from vcoder.cli.agent import load_cases
+    from vcoder.cli.cases import load_cases
     from vcoder.sites.records import SiteTask
 
     task = read_task(args.task) if args.task is not None else None
