@@ -22,9 +22,10 @@ import asyncio
 import functools
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from vcoder.rewards.common import column, completion_text, reward_factory
+from vcoder.rewards.common import column, completion_text, configure, takes_reward_settings
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -200,4 +201,7 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     return min(1.0, max(0.0, sum(r.verdict.score for _, r in pairs) / len(pairs))), pairs
 
 
-make_gui_agent_reward = reward_factory(gui_agent_reward)
+@takes_reward_settings
+def make_gui_agent_reward(**params: Any) -> Callable:
+    """Build a configured ``gui_agent_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(gui_agent_reward, params)

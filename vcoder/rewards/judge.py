@@ -17,10 +17,11 @@ import asyncio
 import functools
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from vcoder.gui.judge import ScreenshotJudge
-from vcoder.rewards.common import column, render_completion, reward_factory
+from vcoder.rewards.common import column, configure, render_completion, takes_reward_settings
 from vcoder.rewards.context import Page, get_context
 from vcoder.rewards.settings import RewardSettings
 from vcoder.rewards.verdict_columns import sample_tasks, step_meta
@@ -143,4 +144,7 @@ def _check(settings: RewardSettings) -> None:
         )
 
 
-make_screenshot_judge_reward = reward_factory(screenshot_judge_reward, check=_check)
+@takes_reward_settings
+def make_screenshot_judge_reward(**params: Any) -> Callable:
+    """Build a configured ``screenshot_judge_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(screenshot_judge_reward, params, check=_check)

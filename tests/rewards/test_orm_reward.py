@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 from vcoder.data.interactive import make_page
-from vcoder.orm.reward import make_orm_reward, orm_reward
+from vcoder.rewards.orm import make_orm_reward, orm_reward
 
 
 def test_bad_configuration_fails_when_the_reward_is_built(tiny_vlm_dir, untrained_orm):

@@ -20,9 +20,10 @@ import asyncio
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from vcoder.rewards.common import column, completion_text, reward_factory
+from vcoder.rewards.common import column, completion_text, configure, takes_reward_settings
 from vcoder.rewards.context import get_context
 from vcoder.rewards.settings import RewardSettings
 
@@ -148,4 +149,7 @@ def _check(settings: RewardSettings) -> None:
     ORMConfig.load(settings.orm_model)  # NotAnORMError (a ValueError) names the folder and how to make an ORM
 
 
-make_orm_reward = reward_factory(orm_reward, check=_check)
+@takes_reward_settings
+def make_orm_reward(**params: Any) -> Callable:
+    """Build a configured ``orm_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(orm_reward, params, check=_check)
