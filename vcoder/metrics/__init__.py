@@ -16,7 +16,15 @@ if TYPE_CHECKING:  # the names the lazy table below serves, for readers and tool
     from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
     from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
     from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score, strip_think
-    from vcoder.metrics.image import align, content_coverage, content_fraction, histogram_similarity, is_blank, ssim
+    from vcoder.metrics.image import (
+        align,
+        check_screenshot,
+        content_coverage,
+        content_fraction,
+        histogram_similarity,
+        is_blank,
+        ssim,
+    )
     from vcoder.metrics.ink import InkProfile, ink_evidence, ink_layout_similarity, ink_mask, ink_profile
     from vcoder.metrics.validity import validity_report, validity_score
 
@@ -29,6 +37,7 @@ _EXPORTS = {
     "InkProfile": "ink",
     "MergedBlock": "_blocks",
     "align": "image",
+    "check_screenshot": "image",
     "block_scores": "design2code",
     "clip_similarities": "clip",
     "clip_similarity": "clip",
@@ -63,6 +72,7 @@ __all__ = [
     "MergedBlock",
     "align",
     "block_scores",
+    "check_screenshot",
     "clip_similarities",
     "clip_similarity",
     "content_coverage",
