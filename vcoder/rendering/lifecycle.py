@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import inspect
 import os
 from collections.abc import Awaitable, Callable
@@ -76,13 +77,17 @@ class PoolOptions:
             check_executable(self.executable_path)
 
 
-def takes_pool_options(func: Callable) -> Callable:
+def takes_pool_options(func: Callable | None = None, *, unset_is_none: bool = False) -> Callable:
     """Give ``func(..., **options)`` the keyword-only signature of ``PoolOptions``' fields, so ``help()`` and tools
-    list every option where the code says ``**options``."""
+    list every option where the code says ``**options`` (``unset_is_none``: each shows None, "not given")."""
+    if func is None:
+        return functools.partial(takes_pool_options, unset_is_none=unset_is_none)
     signature = inspect.signature(func)
     own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     keywords = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=None if unset_is_none else f.default, annotation=f.type
+        )
         for f in dataclasses.fields(PoolOptions)
     ]
     func.__signature__ = signature.replace(parameters=own + keywords)  # type: ignore[attr-defined]

@@ -181,7 +181,7 @@ def _hook_process() -> None:
         atexit.register(_close_default)
 
 
-@takes_pool_options
+@takes_pool_options(unset_is_none=True)
 def get_default_pool(**options: Any) -> BrowserPool:
     """The process-wide shared ``BrowserPool``: created on first use, re-created after fork, closed at exit.
 
