@@ -3,12 +3,13 @@
 Shared infrastructure: the GUI agent's VLM policy, the screenshot judge and the prediction runner all talk to their
 models through ``ChatClient``; ``user_message`` and ``image_data_url`` build the OpenAI message format. Modules:
 ``messages`` (message and URL helpers), ``errors`` (the ``ChatError`` family), ``transport`` (HTTP, retries),
-``client`` (the chat API).
+``client`` (the chat API), ``watched`` (a client whose failed requests are recorded, for graders).
 """
 
 from vcoder.chat.client import ChatClient, ChatResponse
 from vcoder.chat.errors import BadResponse, ChatError, RequestFailed, ServerUnreachable, UnknownModel
 from vcoder.chat.messages import image_data_url, normalize_base_url, user_message
+from vcoder.chat.watched import WatchedClient
 
 __all__ = [
     "BadResponse",
@@ -18,6 +19,7 @@ __all__ = [
     "RequestFailed",
     "ServerUnreachable",
     "UnknownModel",
+    "WatchedClient",
     "image_data_url",
     "normalize_base_url",
     "user_message",

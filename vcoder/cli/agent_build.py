@@ -166,11 +166,11 @@ def run(args: argparse.Namespace) -> int:
         _note("appearance will not be judged: give --judge-url and --judge-model (a VLM)")
     import asyncio
 
-    from vcoder.chat import ChatClient
+    from vcoder.chat import ChatClient, WatchedClient
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.gui.vlm_policy import VLMPolicy
     from vcoder.rendering import BrowserPool
-    from vcoder.sites.audit import AuditedGrader, CountingClient, check_endpoints
+    from vcoder.sites.audit import AuditedGrader, check_endpoints
 
     retries = args.retries
     try:
@@ -178,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
             args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body
         )
         judge = ScreenshotJudge(*judge_at, max_retries=retries, extra_body=body) if judge_at else None
-        agent = VLMPolicy(client=CountingClient(*gui_at, max_retries=retries, extra_body=body)) if gui_at else None
+        agent_client = ChatClient(*gui_at, max_retries=retries, extra_body=body) if gui_at else None
+        agent = VLMPolicy(client=WatchedClient(agent_client)) if agent_client else None
     except ValueError as exc:  # a URL that is not http(s)://
         return _usage(str(exc))
     endpoints = {"--base-url": client}
