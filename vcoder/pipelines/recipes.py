@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from vcoder.suggest import unknown_names
+from vcoder.names import unknown_names
 
 logger = logging.getLogger(__name__)
 

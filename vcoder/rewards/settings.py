@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.metrics.extract import FORMAT_STYLES
-from vcoder.suggest import unknown_names
+from vcoder.names import unknown_names
 
 __all__ = ["VISUAL_COMPONENTS", "RewardSettings", "add_reward_flags", "parse_weights", "reward_fields"]
 
@@ -193,6 +193,20 @@ class RewardSettings:
 
     def render_kwargs(self) -> dict[str, Any]:
         return {"width": self.render_width, "height": self.render_height, "timeout_ms": self.render_timeout_ms}
+
+    def render_spec(self):
+        """The ``render_*`` fields as the one ``vcoder.rendering.spec.RenderSpec``."""
+        from vcoder.names import from_flat
+        from vcoder.rendering.spec import RenderSpec
+
+        return from_flat("render", RenderSpec, self)
+
+    def judge_endpoint(self):
+        """The ``judge_*`` fields as the one ``vcoder.chat.Endpoint`` (``$VCODER_JUDGE_*`` not applied here)."""
+        from vcoder.chat.endpoint import Endpoint
+        from vcoder.names import from_flat
+
+        return from_flat("judge", Endpoint, self)
 
 
 def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:

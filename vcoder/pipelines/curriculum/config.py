@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.suggest import did_you_mean, unknown_names
+from vcoder.names import did_you_mean, unknown_names
 
 TRAINERS = ("grpo", "step_grpo")
 PREDICTORS = ("kind", "orm")

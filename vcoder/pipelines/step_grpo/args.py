@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from vcoder.suggest import did_you_mean
+from vcoder.names import did_you_mean
 
 TASK_SOURCES = ("site_tasks", "webgen_bench")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")

@@ -1,0 +1,95 @@
+"""How settings are named, once: one prefix convention for value objects flattened into recipes, and the "did you
+mean" of every user-facing error about a name.
+
+A value object (a served model's ``Endpoint``, a ``RenderSpec``, a GUI test's ``CaseLimits``) is declared once as a
+frozen dataclass; a recipe or a CLI that needs one carries its fields flat, each named ``<prefix>_<field>``
+(``judge_base_url``, ``judge_timeout_ms``), with the field's type and help and the recipe's own defaults
+(:func:`flat_fields`), and rebuilds the object whole from them (:func:`from_flat`).
+
+Example:
+    >>> did_you_mean("blok", ["block", "text"])
+    " (did you mean 'block'?)"
+    >>> did_you_mean("base_url", ["gui_base_url", "judge_base_url", "render_width"], prefixed=True)
+    " (did you mean 'gui_base_url' or 'judge_base_url'?)"
+    >>> unknown_names(["blok", "zzz"], ["block", "text"])
+    "'blok' (did you mean 'block'?), 'zzz'"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+
+def did_you_mean(
+    name: object, choices: Iterable[str], *, n: int = 1, cutoff: float = 0.6, prefixed: bool = False
+) -> str:
+    """``" (did you mean 'x'?)"`` for a name close to one of ``choices``, else ``""``.
+
+    Args:
+        name: what the user wrote (anything; its ``str`` is compared).
+        choices: the names that would have been accepted.
+        n: at most this many close matches are offered (``'x' or 'y'``).
+        cutoff: ``difflib``'s similarity cutoff in [0, 1].
+        prefixed: the choices are prefixed settings (``gui_base_url``): a name that is their unprefixed tail
+            (``base_url``) suggests every one of them.
+
+    Returns:
+        The suggestion with a leading space, ready to follow the quoted name.
+    """
+    text, options = str(name), list(choices)
+    tails = [c for c in options if c.endswith("_" + text)] if prefixed else []
+    close = tails or difflib.get_close_matches(text, options, n, cutoff)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def unknown_names(names: Iterable[object], choices: Iterable[str], *, prefixed: bool = False) -> str:
+    """``"'a' (did you mean 'b'?), 'c'"``: each unknown name quoted, with its suggestion (see :func:`did_you_mean`)."""
+    options = list(choices)
+    return ", ".join(f"{name!r}" + did_you_mean(name, options, prefixed=prefixed) for name in names)
+
+
+def flat_name(prefix: str, name: str) -> str:
+    """The one prefix convention: ``flat_name("judge", "base_url") == "judge_base_url"``."""
+    return f"{prefix}_{name}"
+
+
+def flat_fields(prefix: str, value_type: type, *, skip: Iterable[str] = (), **defaults: Any) -> list[tuple]:
+    """``value_type``'s fields as ``(flat name, type, dataclasses.field)`` triples for ``dataclasses.make_dataclass``
+    or a recipe decorator: same types and help, named with :func:`flat_name`, defaults overridden by ``defaults``.
+
+    Args:
+        prefix: what the value configures in the recipe (``judge``, ``gui``, ``render``, ``case``).
+        value_type: a dataclass whose fields carry ``metadata={"help": ...}``.
+        skip: fields the recipe does not carry (they keep the value type's defaults in :func:`from_flat`).
+        **defaults: the recipe's own defaults, by field name.
+    """
+    fields = {f.name: f for f in dataclasses.fields(value_type)}
+    unknown = [k for k in (*defaults, *skip) if k not in fields]
+    if unknown:
+        raise TypeError(f"{value_type.__name__} has no field(s) {unknown_names(unknown, fields)}")
+    out = []
+    for name, f in fields.items():
+        if name in skip:
+            continue
+        default = defaults.get(name, f.default)
+        if default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING:
+            spec = dataclasses.field(default_factory=f.default_factory, metadata=f.metadata)
+        else:
+            spec = dataclasses.field(default=default, metadata=f.metadata)
+        out.append((flat_name(prefix, name), f.type, spec))
+    return out
+
+
+def from_flat(prefix: str, value_type: type, source: Any, **overrides: Any) -> Any:
+    """The value object rebuilt from a recipe's flat ``<prefix>_<field>`` attributes (fields it lacks keep their
+    defaults; ``overrides`` win)."""
+    values = {}
+    for f in dataclasses.fields(value_type):
+        flat = flat_name(prefix, f.name)
+        if hasattr(source, flat):
+            values[f.name] = getattr(source, flat)
+    values.update(overrides)
+    return value_type(**values)
