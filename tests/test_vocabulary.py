@@ -11,7 +11,7 @@ import importlib
 
 from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import flat_name
+from vcoder.names import RENAMED, flat_name, rename_flags, rename_keys
 from vcoder.rendering.spec import RenderSpec
 
 # the value objects, and the prefixes under which recipes carry each one flat
@@ -29,8 +29,6 @@ RECIPES = {
 
 # second names in use today -> the declared name that replaces each (issue 19's list; delete a line once retired)
 SECOND_NAMES = {
-    "gui_agent_base_url": "gui_base_url",
-    "gui_agent_model": "gui_model",
     "agent_base_url": "gui_base_url",
     "agent_model": "gui_model",
     "agent_timeout_ms": "gui_timeout_ms",
@@ -42,8 +40,6 @@ SECOND_NAMES = {
     "case_deadline_ms": "gui_deadline_ms",
     "case_timeout_ms": "gui_deadline_ms",
     "endpoint_timeout_ms": "gui_timeout_ms / judge_timeout_ms",
-    "site_width": "render_width",
-    "site_height": "render_height",
     "load_timeout_ms": "render_timeout_ms",
     "retries": "max_retries",
     "concurrency": "max_concurrency",
@@ -148,3 +144,25 @@ def test_the_scanner_flags_a_new_second_name():
     assert is_setting("max_actions") and is_setting("retries")
     assert is_setting("judge_timeout_ms") and "judge_timeout_ms" in declared_names()
     assert not is_setting("ssim_width") and not is_setting("dataset_split")
+
+
+def test_renamed_settings_are_gone_from_the_recipes_and_their_new_names_are_declared():
+    from vcoder.pipelines.grpo.args import VCoderScriptArguments
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+
+    recipes = {f.name for cls in (VCoderScriptArguments, StepGRPOScriptArguments) for f in dataclasses.fields(cls)}
+    assert not set(RENAMED) & recipes
+    assert set(RENAMED.values()) <= declared_names()
+    assert not set(RENAMED) & set(SECOND_NAMES) - {"load_timeout_ms", "case_step_limit"}  # EpisodeOptions' still
+
+
+def test_an_old_name_still_works_with_a_warning(caplog):
+    known = {"render_width", "gui_base_url"}
+    assert rename_keys({"site_width": 640, "x": 1}, where="r.yaml", known=known) == {"render_width": 640, "x": 1}
+    assert "'site_width' is now called 'render_width'" in caplog.text
+    assert rename_flags(["--gui_agent_base_url=http://h", "--site_width", "5"], known=known) == [
+        "--gui_base_url=http://h",
+        "--render_width",
+        "5",
+    ]
+    assert rename_keys({"site_width": 1}, where="r.yaml", known={"width"}) == {"site_width": 1}  # not this reader's

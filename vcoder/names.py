@@ -19,8 +19,22 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: settings renamed to their declared name, old -> new; an old name still works in recipes and flags, with a warning
+RENAMED = {
+    "site_width": "render_width",
+    "site_height": "render_height",
+    "load_timeout_ms": "render_timeout_ms",
+    "gui_agent_base_url": "gui_base_url",
+    "gui_agent_model": "gui_model",
+    "case_step_limit": "gui_step_limit",
+    "action_timeout_ms": "gui_action_timeout_ms",
+}
 
 
 def did_you_mean(
@@ -93,3 +107,41 @@ def from_flat(prefix: str, value_type: type, source: Any, **overrides: Any) -> A
             values[f.name] = getattr(source, flat)
     values.update(overrides)
     return value_type(**values)
+
+
+def rename_keys(mapping: Mapping[str, Any], *, where: str, known: Iterable[str] | None = None) -> dict[str, Any]:
+    """``mapping`` with every old name of :data:`RENAMED` replaced by its new one (a warning each).
+
+    Args:
+        mapping: a recipe's keys and values.
+        where: what the mapping is, for the messages (a file, "command line").
+        known: the names the reader accepts; an old name whose new one it does not know is left alone.
+
+    Raises:
+        ValueError: a setting given under both its old and its new name.
+    """
+    accepted = None if known is None else set(known)
+    out: dict[str, Any] = {}
+    for key, value in mapping.items():
+        new = RENAMED.get(key)
+        if new is not None and (accepted is None or new in accepted):
+            if new in mapping:
+                raise ValueError(f"{where}: {key!r} and {new!r} name one setting; keep {new!r}")
+            logger.warning("%s: %r is now called %r; the old name still works, with this warning", where, key, new)
+            key = new
+        out[key] = value
+    return out
+
+
+def rename_flags(argv: Sequence[str], *, known: Iterable[str] | None = None) -> list[str]:
+    """Command-line ``--old`` / ``--old=value`` flags of :data:`RENAMED` as their new names (a warning each)."""
+    accepted = None if known is None else set(known)
+    out = []
+    for item in argv:
+        name, sep, value = item[2:].partition("=") if item.startswith("--") else ("", "", "")
+        new = RENAMED.get(name)
+        if new is not None and (accepted is None or new in accepted):
+            logger.warning("command line: --%s is now --%s; the old flag still works, with this warning", name, new)
+            item = f"--{new}{sep}{value}"
+        out.append(item)
+    return out

@@ -61,13 +61,13 @@ class StepGRPOScriptArguments:
         metadata={"help": "Screenshots in the feedback (a VLM policy; sent as user turns), else the visible text."},
     )
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
-    site_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
-    site_height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    load_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page."})
+    render_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
+    render_height: int = field(default=720, metadata={"help": "Viewport height, px."})
+    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page, ms."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
     case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
-    case_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
+    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
+    gui_action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(
         default=1_800_000,
         metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
@@ -85,11 +85,11 @@ class StepGRPOScriptArguments:
         metadata={"help": "OpenAI-compatible VLM endpoint grading screenshots (None: appearance not judged)."},
     )
     judge_model: str | None = field(default=None, metadata={"help": "The judge's model name."})
-    gui_agent_base_url: str | None = field(
+    gui_base_url: str | None = field(
         default=None,
         metadata={"help": "OpenAI-compatible VLM endpoint running natural-language test cases (WebGen-Bench's)."},
     )
-    gui_agent_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
+    gui_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
     endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
     save_episodes: bool = field(
         default=False,
@@ -126,7 +126,7 @@ class StepGRPOScriptArguments:
             )
         for url, model, what in (
             (self.judge_base_url, self.judge_model, "judge"),
-            (self.gui_agent_base_url, self.gui_agent_model, "gui_agent"),
+            (self.gui_base_url, self.gui_model, "gui"),
         ):
             if url and not model:
                 raise ValueError(f"{what}_base_url={url!r} needs {what}_model (the model name the server serves)")
@@ -162,13 +162,13 @@ class StepGRPOScriptArguments:
             malformed_reward=self.malformed_reward,
             feedback_images=self.feedback_images,
             feedback_image_side=self.feedback_image_side,
-            width=self.site_width,
-            height=self.site_height,
-            load_timeout_ms=self.load_timeout_ms,
+            width=self.render_width,
+            height=self.render_height,
+            load_timeout_ms=self.render_timeout_ms,
             settle_timeout_ms=self.settle_timeout_ms,
-            case_step_limit=self.case_step_limit,
+            case_step_limit=self.gui_step_limit,
             case_deadline_ms=self.case_deadline_ms,
-            action_timeout_ms=self.action_timeout_ms,
+            action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
         )
 
@@ -182,8 +182,8 @@ class StepGRPOScriptArguments:
         judge = gui_agent = None
         if self.judge_base_url:
             judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
-        if self.gui_agent_base_url:
-            gui_agent = VLMPolicy(self.gui_agent_base_url, self.gui_agent_model, timeout_ms=self.endpoint_timeout_ms)
+        if self.gui_base_url:
+            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.endpoint_timeout_ms)
         pool = get_default_pool(max_pages=self.render_max_pages)
         return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
 
@@ -206,9 +206,9 @@ def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> No
             f"num_generations={training_args.num_generations}: Step-GRPO compares the G trajectories of a task; "
             "use at least 2 (WebGen-Agent: 5)"
         )
-    if script_args.dataset == "webgen_bench" and not (script_args.gui_agent_base_url or script_args.judge_base_url):
+    if script_args.dataset == "webgen_bench" and not (script_args.gui_base_url or script_args.judge_base_url):
         raise ValueError(
             "dataset=webgen_bench has natural-language test cases, which only a VLM GUI agent can run, and no "
-            "reference pages: with neither gui_agent_base_url nor judge_base_url no step can be judged; set them "
-            "(with gui_agent_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
+            "reference pages: with neither gui_base_url nor judge_base_url no step can be judged; set them "
+            "(with gui_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
         )
