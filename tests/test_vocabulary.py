@@ -11,7 +11,7 @@ import importlib
 
 from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import RENAMED, flat_name, rename_flags, rename_keys
+from vcoder.names import RENAMED, flat_name, rename_flags, rename_keys, respell_flags
 from vcoder.rendering.spec import RenderSpec
 
 # the value objects, and the prefixes under which recipes carry each one flat
@@ -33,8 +33,6 @@ SECOND_NAMES = {
     "agent_model": "gui_model",
     "agent_timeout_ms": "gui_timeout_ms",
     "agent_max_tokens": "gui_max_tokens",
-    "gui_url": "gui_base_url",
-    "judge_url": "judge_base_url",
     "case_step_limit": "gui_step_limit",
     "max_actions": "gui_step_limit",
     "case_deadline_ms": "gui_deadline_ms",
@@ -154,6 +152,7 @@ def test_renamed_settings_are_gone_from_the_recipes_and_their_new_names_are_decl
     assert not set(RENAMED) & recipes
     assert set(RENAMED.values()) <= declared_names()
     assert not set(RENAMED) & set(SECOND_NAMES) - {"load_timeout_ms", "case_step_limit"}  # EpisodeOptions' still
+    assert not {"judge_url", "gui_url"} & set(parser_names())
 
 
 def test_an_old_name_still_works_with_a_warning(caplog):
@@ -166,3 +165,17 @@ def test_an_old_name_still_works_with_a_warning(caplog):
         "5",
     ]
     assert rename_keys({"site_width": 1}, where="r.yaml", known={"width"}) == {"site_width": 1}  # not this reader's
+
+
+def test_one_spelling_per_flag_the_other_accepted_with_a_warning(caplog):
+    known = {"--visual-weights", "--judge-base-url", "--max-tokens"}
+    argv = ["--visual_weights", "block=1", "--judge-url=http://h", "--max-tokens", "5", "--other_flag"]
+    assert respell_flags(argv, known) == [
+        "--visual-weights",
+        "block=1",
+        "--judge-base-url=http://h",
+        "--max-tokens",
+        "5",
+        "--other_flag",  # no such flag: left for the parser to refuse
+    ]
+    assert "--visual_weights is spelled --visual-weights" in caplog.text and "--judge-url is spelled" in caplog.text

@@ -34,6 +34,8 @@ RENAMED = {
     "gui_agent_model": "gui_model",
     "case_step_limit": "gui_step_limit",
     "action_timeout_ms": "gui_action_timeout_ms",
+    "judge_url": "judge_base_url",
+    "gui_url": "gui_base_url",
 }
 
 
@@ -143,5 +145,28 @@ def rename_flags(argv: Sequence[str], *, known: Iterable[str] | None = None) -> 
         if new is not None and (accepted is None or new in accepted):
             logger.warning("command line: --%s is now --%s; the old flag still works, with this warning", name, new)
             item = f"--{new}{sep}{value}"
+        out.append(item)
+    return out
+
+
+def cli_flag(name: str) -> str:
+    """The one spelling of a setting's command-line flag: ``cli_flag("visual_weights") == "--visual-weights"``."""
+    return "--" + name.replace("_", "-")
+
+
+def respell_flags(argv: Sequence[str], known: Iterable[str]) -> list[str]:
+    """``argv`` with every flag in its one spelling (:func:`cli_flag`): an underscore spelling (``--visual_weights``)
+    or an old name of :data:`RENAMED` (``--judge-url``) whose new flag is in ``known`` is rewritten, with a warning;
+    anything else is left to the parser."""
+    accepted = set(known)
+    out = []
+    for item in argv:
+        if item.startswith("--") and len(item) > 2:
+            name, sep, value = item[2:].partition("=")
+            key = name.replace("-", "_")
+            new = cli_flag(RENAMED.get(key, key))
+            if new != f"--{name}" and new in accepted:
+                logger.warning("--%s is spelled %s; the old spelling still works, with this warning", name, new)
+                item = f"{new}{sep}{value}"
         out.append(item)
     return out
