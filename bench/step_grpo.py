@@ -33,10 +33,10 @@ class TimedGrader:
         self.grader = grader
         self.seconds: list[float] = []
 
-    async def grade(self, files, site_dir, task, options):
+    async def grade(self, files, site_dir, task, options, **kwargs):
         t0 = time.perf_counter()
         try:
-            return await self.grader.grade(files, site_dir, task, options)
+            return await self.grader.grade(files, site_dir, task, options, **kwargs)
         finally:
             self.seconds.append(time.perf_counter() - t0)
 
