@@ -22,7 +22,7 @@ ACCELERATE = sorted(glob.glob(os.path.join(ROOT, "configs", "accelerate", "*.yam
 
 
 def _parse(module, path, tmp_path):
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.recipes import parse_recipe
 
     # the tiny recipes point at a model folder built by `vcoder models tiny`; a stand-in config.json satisfies the
     # existence check without building one
@@ -50,7 +50,7 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
     from trl import GRPOConfig, ModelConfig
 
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.config import VCoderScriptArguments, check_model_path, check_reward_weights
+    from vcoder.pipelines.grpo.args import VCoderScriptArguments, check_model_path, check_reward_weights
     from vcoder.rewards import build_rewards
 
     script_args, training_args, model_args = _parse(grpo, path, tmp_path)
@@ -72,8 +72,8 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
 def test_sft_recipe_parses(path, tmp_path):
     from trl import SFTConfig
 
-    from vcoder.pipelines import sft
-    from vcoder.pipelines.config import check_model_path
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.args import check_model_path
 
     script_args, training_args, model_args = _parse(sft, path, tmp_path)
     assert isinstance(training_args, SFTConfig)
@@ -86,7 +86,8 @@ def test_sft_recipe_parses(path, tmp_path):
 
 @pytest.mark.parametrize("stage", ["sft", "grpo"])
 def test_quickstart_embedded_recipes_build(stage, tmp_path):
-    from vcoder.pipelines import grpo, quickstart, sft
+    from vcoder.pipelines import grpo, quickstart
+    from vcoder.pipelines.grpo import sft
 
     model = tmp_path / "model"
     model.mkdir()

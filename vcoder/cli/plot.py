@@ -36,7 +36,7 @@ def run(args) -> int:
     import os
     import sys
 
-    from vcoder.pipelines.curriculum_plot import is_curriculum_dir, plot_curriculum
+    from vcoder.pipelines.curriculum.plot import is_curriculum_dir, plot_curriculum
     from vcoder.pipelines.plots import plot_runs
 
     runs = [*args.run_dir, *args.runs]

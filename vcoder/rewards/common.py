@@ -159,32 +159,21 @@ async def score_rendered(
     return results
 
 
-def reward_factory(
-    func: Callable,
-    *,
-    check: Callable[[RewardSettings], None] | None = None,
-    bind: Callable[[RewardSettings], dict[str, Any]] | None = None,
-) -> Callable:
-    """``make_<name>(**params)`` for an async reward, the one way every vcoder reward is configured.
+def configure(func: Callable, params: dict[str, Any], *, check: Callable[[RewardSettings], None] | None = None):
+    """What every ``make_<name>(**params)`` returns: ``func`` bound to validated ``RewardSettings``.
 
-    The factory takes the flat ``RewardSettings`` parameters (its signature lists them, so ``help()`` shows them),
-    validates them with a did-you-mean on unknown names, runs ``check(settings)`` (e.g. loads CLIP so missing weights
-    fail now) and ``bind(settings)`` (objects the reward needs, e.g. its judge client, built once), and returns a
-    picklable partial that keeps ``func``'s name and TRL's async detection.
+    The flat parameters are validated with a did-you-mean on unknown names, ``check(settings)`` runs now (e.g. it
+    loads CLIP so missing weights fail at build time), and the result is a picklable partial that keeps ``func``'s
+    name and TRL's async detection.
     """
+    settings = RewardSettings.from_params(**params)
+    if check is not None:
+        check(settings)
+    return functools.update_wrapper(functools.partial(func, settings=settings), func)
 
-    def make(**params: Any):
-        settings = RewardSettings.from_params(**params)
-        if check is not None:
-            check(settings)
-        extra = bind(settings) if bind is not None else {}
-        return functools.update_wrapper(functools.partial(func, settings=settings, **extra), func)
 
-    make.__name__ = make.__qualname__ = f"make_{func.__name__}"
-    make.__doc__ = (
-        f"Build a configured ``{func.__name__}`` from flat ``RewardSettings`` parameters (validated now; see "
-        "``vcoder.rewards.RewardSettings`` for each one's meaning)."
-    )
+def takes_reward_settings(make: Callable) -> Callable:
+    """Decorate a ``make_<name>(**params)`` factory so ``help()`` lists every ``RewardSettings`` field it takes."""
     make.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
             inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
