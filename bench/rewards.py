@@ -7,7 +7,8 @@ on fresh pages (no cache carries between modes or repeats), alternated over repe
                  as TRL calls them (concurrently on one loop)
 Prints JSON: completions/s per mode (median over repeats) and the cost ratio full_set / render_only.
 
-Usage: python bench/rewards.py [--repeats 3] [--json-out FILE]
+Usage: python bench/rewards.py [--repeats 3] [--small] [--json-out FILE]
+  --small: 2 references x 4 completions, one repeat (the test suite's smoke run; its figures are not comparable)
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def make_batch(offset: int, n_refs: int = 8, group: int = 8):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--small", action="store_true", help="2 references x 4 completions, one repeat")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
 
@@ -53,9 +55,14 @@ def main() -> None:
     from vcoder.rewards import build_rewards
     from vcoder.rewards.context import get_context
 
+    n_refs, group = (2, 4) if args.small else (8, 8)
+    repeats = 1 if args.small else args.repeats
     pool = get_default_pool()
     funcs = build_rewards(NAMES, clip_tiny=True)
-    n = 64
+    n = n_refs * group
+
+    def batch(offset: int):
+        return make_batch(offset, n_refs, group)
 
     def render_only(refs, completions):
         pages = [extract_html(c) for c in completions] + sorted(set(refs))
@@ -81,17 +88,17 @@ def main() -> None:
         return elapsed
 
     # warm-up: browser pages, CLIP model, imports
-    full_set(*make_batch(99))
+    full_set(*batch(99))
     times = {"render_only": [], "full_set": []}
-    for rep in range(args.repeats):
-        times["render_only"].append(render_only(*make_batch(2 * rep)))
-        times["full_set"].append(full_set(*make_batch(2 * rep + 1)))
+    for rep in range(repeats):
+        times["render_only"].append(render_only(*batch(2 * rep)))
+        times["full_set"].append(full_set(*batch(2 * rep + 1)))
 
     med = {k: statistics.median(v) for k, v in times.items()}
     result = {
-        "batch": "8 references x 8 completions",
+        "batch": f"{n_refs} references x {group} completions",
         "rewards": NAMES,
-        "repeats": args.repeats,
+        "repeats": repeats,
         "completions_per_s": {k: round(n / v, 2) for k, v in med.items()},
         "seconds_per_batch": {k: [round(x, 3) for x in v] for k, v in times.items()},
         "full_set_over_render_only": round(med["full_set"] / med["render_only"], 3),
