@@ -27,7 +27,9 @@ def _normal(flag: str) -> str:
 
 def close_match(word: str, candidates, *, cutoff: float = 0.6) -> str | None:
     """The candidate closest to ``word`` (dashes and underscores compared alike), or None."""
-    by_normal = {_normal(str(c)): str(c) for c in candidates}
+    by_normal: dict[str, str] = {}
+    for candidate in candidates:  # the first spelling of a name wins (--run_dir before its alias --run-dir)
+        by_normal.setdefault(_normal(str(candidate)), str(candidate))
     found = difflib.get_close_matches(_normal(word), list(by_normal), n=1, cutoff=cutoff)
     return by_normal[found[0]] if found else None
 
