@@ -116,3 +116,14 @@ def test_accelerate_config_keys_are_valid(path):
         with open(os.path.join(ROOT, ds)) as handle:
             assert json.load(handle)["zero_optimization"]["stage"] in (2, 3)
     assert config.num_processes >= 1
+
+
+def test_the_seed_accelerate_path_is_ddp_4gpu():
+    """VisionCoder's README launches --config_file configs/accelerate_4gpu.yaml: the same settings as ddp_4gpu.yaml."""
+    import yaml
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    seed, ours = (os.path.join(ROOT, "configs", name) for name in ("accelerate_4gpu.yaml", "accelerate/ddp_4gpu.yaml"))
+    with open(seed) as a, open(ours) as b:
+        assert yaml.safe_load(a) == yaml.safe_load(b)
+    assert load_config_from_file(seed).num_processes == 4

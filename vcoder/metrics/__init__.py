@@ -13,10 +13,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the names the lazy table below serves, for readers and tools
     from vcoder.metrics._blocks import MergedBlock
     from vcoder.metrics.clip import clip_similarities, clip_similarity, mask_text, squash_to_square
-    from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
-    from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
+    from vcoder.metrics.design2code import (
+        BlockMatching,
+        BlockPair,
+        BlockScores,
+        block_scores,
+        match_blocks,
+        match_prepared_blocks,
+        page_blocks,
+    )
+    from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length, tour_similarity
     from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score, strip_think
-    from vcoder.metrics.image import align, content_coverage, content_fraction, histogram_similarity, is_blank, ssim
+    from vcoder.metrics.image import (
+        align,
+        content_coverage,
+        content_fraction,
+        grey_at_width,
+        histogram_similarity,
+        is_blank,
+        ssim,
+        ssim_of_greys,
+    )
     from vcoder.metrics.ink import InkProfile, ink_evidence, ink_layout_similarity, ink_mask, ink_profile
     from vcoder.metrics.validity import validity_report, validity_score
 
@@ -76,6 +93,7 @@ __all__ = [
     "dom_tokens",
     "extract_html",
     "format_score",
+    "grey_at_width",
     "histogram_similarity",
     "ink_evidence",
     "ink_layout_similarity",
@@ -85,9 +103,13 @@ __all__ = [
     "lcs_length",
     "mask_text",
     "match_blocks",
+    "match_prepared_blocks",
+    "page_blocks",
     "squash_to_square",
     "ssim",
+    "ssim_of_greys",
     "strip_think",
+    "tour_similarity",
     "validity_report",
     "validity_score",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import logging
 import os
@@ -99,12 +100,20 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
             raise RecipeError("--config needs a path to a YAML recipe, e.g. --config configs/tiny_cpu_grpo.yaml")
         check_recipe(parser, argv[index + 1])
         del flags[index : index + 2]
-    # unknown flags are refused before any config object is built (those may fail first, for other reasons)
-    _, remaining = parser.parse_known_args(flags)
-    if remaining:
-        unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
-        raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
-    parsed = parser.parse_args_and_config(argv)
+    # argparse's own errors (a value of the wrong type) raise instead of printing the parser's whole usage
+    parser.exit_on_error = False
+    try:
+        # unknown flags are refused before any config object is built (those may fail first, for other reasons)
+        _, remaining = parser.parse_known_args(flags)
+        if remaining:
+            unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
+            raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
+        parsed = parser.parse_args_and_config(argv)
+    except RecipeError:
+        raise
+    except (argparse.ArgumentError, ValueError, TypeError) as exc:
+        # a bad value: the type conversion or a config's __post_init__ says which and what to give instead
+        raise RecipeError(f"{'config file or ' if '--config' in argv else ''}command line: {exc}") from exc
     return tuple(parsed)
 
 
@@ -266,7 +275,15 @@ def run_pipeline(build, script_args, training_args, model_args, *, name: str) ->
         check_free_space(training_args, model_args)
     # one line per process: a multi-process launch that started fewer processes than asked shows here
     logger.info("%s: process %d of %d", name, training_args.process_index, training_args.world_size)
-    trainer, holdout = build(script_args, training_args, model_args)
+    try:
+        trainer, holdout = build(script_args, training_args, model_args)
+    except RecipeError:
+        raise
+    except (ValueError, TypeError) as exc:
+        # the set-up's checks (model path, reward names and weights, dataset filters) refuse a recipe value;
+        # one line names it, the traceback stays in the debug log
+        logger.debug("%s set-up failed", name, exc_info=True)
+        raise RecipeError(f"{name} set-up: {exc}") from exc
     summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
     logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)
     return summary

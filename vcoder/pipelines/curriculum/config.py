@@ -185,6 +185,12 @@ def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe
         raise CurriculumConfigError(f"{where}: train_overrides must be a mapping of flag: value")
     if not isinstance(data.get("writer_extra_body") or {}, dict):
         raise CurriculumConfigError(f"{where}: writer_extra_body must be a mapping of JSON fields")
+    for f in dataclasses.fields(CurriculumConfig):
+        # a number given as text (`--set phases=two`) is named here, not as a TypeError inside __post_init__
+        number = isinstance(f.default, (int, float)) and not isinstance(f.default, bool)
+        value = data.get(f.name)
+        if number and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise CurriculumConfigError(f"{where}: {f.name}={value!r} must be a number (default {f.default!r})")
     return CurriculumConfig(**data)
 
 
