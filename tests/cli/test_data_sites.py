@@ -20,6 +20,13 @@ def test_site_tasks_writes_a_split(tmp_path, capsys):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     expected = kind_tasks(4, split="heldout", kinds=("cart", "quiz"))
     assert rows == [{k: v for k, v in r.items() if k != "prompt"} for r in expected]
+    # the file is a Step-GRPO task file as it is (`dataset: heldout.jsonl` in a recipe)
+    from vcoder.pipelines.step_data import local_tasks
+
+    loaded = local_tasks(out)
+    assert [(r["id"], r["instruction"], r["test_cases"]) for r in loaded] == [
+        (r["id"], r["instruction"], r["test_cases"]) for r in expected
+    ]
 
 
 def test_usage_errors(tmp_path, capsys):

@@ -3,8 +3,9 @@
 Each trajectory is one site-building episode of :func:`vcoder.agents.site_episode.run_site_episode` on a
 :mod:`vcoder.data.site_kinds` task, with a scripted policy in place of the model:
 
-1. a first attempt: the task's reference solution, or (``flawed_share`` of the time) one of its broken variants,
-   the ways generated sites fail (no script, a control named differently from the request, a comment left open);
+1. a first attempt: the task's reference solution, or (``flawed_share`` of the time) a flawed one: one of its
+   broken variants, the ways generated sites fail (no script, a control named differently from the request, a
+   comment left open), or a reply cut off inside its first file (a malformed turn: rejected, the site unchanged);
 2. the feedback the environment returns for it: the site is rendered and graded by the same grader and episode
    code a model trains against (nothing here writes feedback), and appended as the next user turn;
 3. for a flawed attempt, the turn that fixes it (only the files that change) and that turn's feedback;
@@ -43,7 +44,10 @@ FIX_NOTES = {
     "handler_missing": "The controls do nothing because the page has no script. Adding the script.",
     "wrong_label": "The tests look for the control by the name the request gives it. Renaming it.",
     "broken_markup": "A comment left open hides the rest of the page and the script. Closing the markup.",
+    "cut_off": "My last reply was cut off before the end of its file. Sending the whole files again.",
 }
+#: how a first attempt can be flawed: a broken variant of the site, or a turn cut off (malformed)
+FLAWS = (*BROKEN, "cut_off")
 FIRST_NOTE = "Here is the site."
 FINISH_NOTE = "Every test case passes.\n<finish/>"
 
@@ -103,11 +107,15 @@ def file_reply(files: dict[str, str], note: str = "") -> str:
 def plan(task: dict[str, Any], index: int, options: TrajectoryOptions) -> dict[str, Any]:
     """The scripted replies of one trajectory and what they are: ``{"replies", "flaw", "layout"}``."""
     rng = random.Random(f"traj:{options.seed}:{index}:{task['id']}")
-    flaw = rng.choice(BROKEN) if rng.random() < options.flawed_share else None
+    flaw = rng.choice(FLAWS) if rng.random() < options.flawed_share else None
     layout = rng.choice(options.layouts)
     good = site_files(make_site(task["kind"], task["seed"]), layout)
     if flaw is None:
         return {"replies": [file_reply(good, FIRST_NOTE), FINISH_NOTE], "flaw": None, "layout": layout}
+    if flaw == "cut_off":
+        whole = file_reply(good, FIRST_NOTE)
+        cut = whole[: whole.index("</file>") * 2 // 3]  # inside the first file: its closing tag never comes
+        return {"replies": [cut, file_reply(good, FIX_NOTES[flaw]), FINISH_NOTE], "flaw": flaw, "layout": layout}
     bad = site_files(make_site(task["kind"], task["seed"], broken=flaw), layout)
     changed = {path: text for path, text in good.items() if bad.get(path) != text}
     replies = [file_reply(bad, FIRST_NOTE), file_reply(changed, FIX_NOTES[flaw]), FINISH_NOTE]
