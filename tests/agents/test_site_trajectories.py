@@ -8,10 +8,7 @@ import json
 
 import pytest
 
-from vcoder.agents.site_turns import parse_turn
-from vcoder.data.prompts import make_site_conversation
-from vcoder.data.site_kinds import BROKEN, kind_tasks, make_site
-from vcoder.data.trajectories_gen import (
+from vcoder.agents.site_trajectories import (
     FINISH_NOTE,
     TrajectoryOptions,
     episode_options,
@@ -21,6 +18,9 @@ from vcoder.data.trajectories_gen import (
     site_files,
     write_trajectories,
 )
+from vcoder.agents.site_turns import parse_turn
+from vcoder.data.prompts import make_site_conversation
+from vcoder.data.site_kinds import BROKEN, kind_tasks, make_site
 
 TASKS = kind_tasks(4, split="train", kinds=("todo", "navigation", "message", "table"))
 

@@ -1,7 +1,8 @@
 """Offline multi-turn trajectories for agent SFT: scripted turns, real feedback.
 
 Each trajectory is one site-building episode of :func:`vcoder.agents.site_episode.run_site_episode` on a
-:mod:`vcoder.data.site_kinds` task, with a scripted policy in place of the model:
+:mod:`vcoder.data.site_kinds` task, with a scripted policy in place of the model (this module sits above both: the
+tasks are data, the episode is the environment):
 
 1. a first attempt: the task's reference solution, or (``flawed_share`` of the time) a flawed one: one of its
    broken variants, the ways generated sites fail (no script, a control named differently from the request, a
@@ -34,6 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vcoder.agents.scripted import ScriptedPolicy
+from vcoder.agents.site_episode import run_site_episode
+from vcoder.agents.site_grading import SiteGrader
+from vcoder.agents.site_records import EpisodeOptions
 from vcoder.data.site_kinds import BROKEN, make_site
 
 logger = logging.getLogger(__name__)
@@ -64,6 +69,8 @@ class TrajectoryOptions:
         expect_timeout_ms: how long the scripted tester re-checks unmet expectations (the environment's default is
             :data:`vcoder.agents.site_grading.SCRIPTED_EXPECT_MS`; the generated sites answer at once, so less gives
             the same verdicts sooner).
+        episode: ``EpisodeOptions`` fields for the episodes (viewport, weights...); ``max_turns`` is set per
+            trajectory to its number of scripted replies. Replaying a trajectory needs the same ones.
     """
 
     flawed_share: float = 0.75
@@ -134,17 +141,13 @@ def replay_policy(replies: Sequence[str]):
     return answer
 
 
-def episode_options(n_replies: int, overrides: dict[str, Any] | None = None):
+def episode_options(n_replies: int, overrides: dict[str, Any] | None = None) -> EpisodeOptions:
     """The episode options of a trajectory: as many turns as scripted replies, the rest as given."""
-    from vcoder.agents.site_records import EpisodeOptions
-
     return EpisodeOptions(**{**(overrides or {}), "max_turns": n_replies})
 
 
-async def run_trajectory(task: dict[str, Any], index: int, grader: Any, options: TrajectoryOptions):
+async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, options: TrajectoryOptions):
     """One trajectory: ``(record, meta)``, or ``(None, meta)`` when it does not end in a passing site."""
-    from vcoder.agents.site_episode import run_site_episode
-
     planned = plan(task, index, options)
     replies = planned["replies"]
     result = await run_site_episode(
@@ -178,7 +181,7 @@ async def run_trajectory(task: dict[str, Any], index: int, grader: Any, options:
     return {"messages": [dict(m) for m in result.messages]}, meta
 
 
-async def agenerate(tasks: Sequence[dict[str, Any]], *, grader: Any, options: TrajectoryOptions) -> list[tuple]:
+async def agenerate(tasks: Sequence[dict[str, Any]], *, grader: SiteGrader, options: TrajectoryOptions) -> list[tuple]:
     """``(record or None, meta)`` per task, in order; at most ``options.concurrency`` episodes at once."""
     gate = asyncio.Semaphore(options.concurrency)
 
@@ -208,9 +211,6 @@ def write_trajectories(
     Returns:
         ``{"out", "meta", "written", "dropped", "flawed", "turns"}`` (``turns``: assistant turns written).
     """
-    from vcoder.agents.scripted import ScriptedPolicy
-    from vcoder.agents.site_grading import SiteGrader
-
     options = options or TrajectoryOptions()
     grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=options.expect_timeout_ms))
     results = asyncio.run(agenerate(tasks, grader=grader, options=options))
