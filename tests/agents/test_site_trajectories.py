@@ -110,3 +110,4 @@ def test_trajectories_carry_the_environments_feedback_and_end_passing(pool, tmp_
             assert result.steps[0].gui != 1.0 and ("Failed test cases:" in feedback[0] or "rejected" in feedback[0])
             assert "passed fully" in feedback[1] and "Failed test cases" not in feedback[1]
         assert meta["gui"] == [s.gui for s in result.steps]
+        assert meta["flawed_turns"] == ([] if meta["flaw"] is None else [1])

@@ -16,7 +16,8 @@ A site is written either as one ``index.html`` or as ``index.html`` + ``style.cs
 trajectory). The output is JSONL of ``{"messages": [system, user task, assistant, user feedback, ...]}`` in the
 exact format the site-building policy is prompted with (:func:`vcoder.data.prompts.make_site_conversation`, the turn
 format of :mod:`vcoder.agents.site_turns`); a sidecar ``<out>.meta.jsonl`` holds, line for line, what each
-trajectory is (task id, kind, split, seed, flaw, layout, step rewards), so the SFT file stays messages only.
+trajectory is (task id, kind, split, seed, flaw, the assistant turns flawed on purpose, layout, step rewards), so
+the SFT file stays messages only.
 
 Example::
 
@@ -169,6 +170,8 @@ async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, o
         "seed": task["seed"],
         "split": task.get("split"),
         "flaw": planned["flaw"],
+        # assistant turns (1-based) that are flawed on purpose: a trainer may keep them out of the loss
+        "flawed_turns": [] if planned["flaw"] is None else [1],
         "layout": planned["layout"],
         "rewards": result.step_rewards,
         "gui": [s.gui for s in result.steps],
