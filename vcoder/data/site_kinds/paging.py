@@ -70,6 +70,10 @@ def pagination(ctx: Ctx) -> Built:
     return Built(body, js, cases, request)
 
 
+def _series(days: tuple[str, ...], values: list[int]) -> str:
+    return ", ".join(f"{d} {v}" for d, v in zip(days, values))
+
+
 def chart(ctx: Ctx) -> Built:
     rng = ctx.rng
     days = ("Mon", "Tue", "Wed", "Thu", "Fri")
@@ -121,8 +125,8 @@ def chart(ctx: Ctx) -> Built:
         ),
     ]
     request = (
-        f"with a bar chart of daily {unit}, Monday to Friday: this week {dict(zip(days, now))}, last week "
-        f"{dict(zip(days, last))}. Each bar's height follows its value and the bar is an image whose accessible name "
+        f"with a bar chart of daily {unit}, Monday to Friday: this week {_series(days, now)}, last week "
+        f"{_series(days, last)}. Each bar's height follows its value and the bar is an image whose accessible name "
         "is like 'Mon: 7'. 'This week' and 'Last week' buttons switch the data (this week first); below the chart "
         f"show 'Total: N {unit}' and 'Busiest day: DAY' (the day with the highest value, as 'Mon')."
     )
