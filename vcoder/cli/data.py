@@ -1,4 +1,5 @@
-"""``vcoder data synth`` (synthetic pages + screenshots) and ``vcoder data design2code`` (export a test set)."""
+"""``vcoder data synth`` (synthetic pages + screenshots), ``vcoder data design2code`` (export a test set), and the
+site-building tasks and agent trajectories of :mod:`vcoder.cli.data_sites`."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ import argparse
 import json
 from pathlib import Path
 
+from vcoder.cli import data_sites
 from vcoder.usage import print_error
 
 
 def add_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="make datasets: synthetic pages, Design2Code test sets")
+    parser = subparsers.add_parser(
+        name, help="make datasets: synthetic pages, Design2Code test sets, site tasks, agent trajectories"
+    )
     sub = parser.add_subparsers(dest="data_command", metavar="ACTION")
     fmt = argparse.ArgumentDefaultsHelpFormatter
 
@@ -41,6 +45,7 @@ def add_parser(subparsers, name: str) -> None:
     d2c.add_argument("--out", type=Path, required=True, help="test set folder to write")
     d2c.add_argument("--max-samples", type=int, default=None, help="export only the first N pages")
     d2c.set_defaults(func=run_design2code)
+    data_sites.add_parsers(sub)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
