@@ -135,8 +135,48 @@ def test_cross_checks_with_the_trainer_config():
     with pytest.raises(ValueError, match="raise max_completion_length"):
         check_step_config(StepGRPOScriptArguments(max_turn_tokens=1024), config)
     with pytest.raises(ValueError, match="neither gui_agent_base_url nor judge_base_url"):
-        check_step_config(StepGRPOScriptArguments(dataset="webgen_bench", max_turn_tokens=256), config)
+        check_step_config(
+            StepGRPOScriptArguments(dataset="webgen_bench", allow_test_split=True, max_turn_tokens=256), config
+        )
     check_step_config(StepGRPOScriptArguments(max_turn_tokens=512), config)
+
+
+SEED_FILE = os.path.join(ROOT, "..", "shared", "data", "webgen_rl", "webgen-agent_train_step-grpo.jsonl")
+
+
+def test_training_on_the_benchmark_test_split_is_refused():
+    with pytest.raises(ValueError, match="TEST split; use dataset=webgen_instruct .* or set allow_test_split: true"):
+        StepGRPOScriptArguments(dataset="webgen_bench")
+    message = str(pytest.raises(ValueError, StepGRPOScriptArguments, dataset="webgen_bench").value)
+    assert "\n" not in message  # one line
+    assert StepGRPOScriptArguments(dataset="webgen_bench", allow_test_split=True).allow_test_split
+    with pytest.raises(ValueError, match="needs dataset_source"):
+        StepGRPOScriptArguments(dataset="webgen_instruct")
+
+
+@pytest.mark.skipif(not os.path.isfile(SEED_FILE), reason=f"WebGen-RL's training file is not at {SEED_FILE}")
+def test_webgen_instruct_tasks_get_a_written_test(tmp_path):
+    from trl import GRPOConfig
+
+    from vcoder.agents.test_writer import WrittenTestGrader
+    from vcoder.pipelines.step_data import COLUMNS, task_rows
+
+    args = StepGRPOScriptArguments(dataset="webgen_instruct", dataset_source=SEED_FILE, max_samples=4)
+    rows = task_rows(args)
+    assert len(rows) == 4 and all(tuple(r) == COLUMNS and r["test_cases"] == "" for r in rows)
+    assert all(r["id"].startswith("train_") for r in rows)
+    config = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, max_completion_length=512)
+    with pytest.raises(ValueError, match="set gui_agent_base_url and gui_agent_model"):
+        check_step_config(StepGRPOScriptArguments(**{**vars(args), "max_turn_tokens": 256}), config)
+    served = dict(vars(args), gui_agent_base_url="http://127.0.0.1:9", gui_agent_model="vlm", max_turn_tokens=256)
+    check_step_config(StepGRPOScriptArguments(**served), config)
+    grader = StepGRPOScriptArguments(**served).grader(output_dir=str(tmp_path))
+    assert isinstance(grader, WrittenTestGrader) and grader.gui_agent is not None
+    assert grader.writer.cache_dir == tmp_path / "gui_tests" and grader.writer.client.model == "vlm"
+    other = StepGRPOScriptArguments(
+        **{**served, "test_writer_base_url": "http://127.0.0.1:8", "test_writer_model": "llm"}
+    )
+    assert other.grader(output_dir=str(tmp_path)).writer.client.model == "llm"
 
 
 def test_local_jsonl_tasks(tmp_path):
