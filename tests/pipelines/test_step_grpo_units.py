@@ -7,8 +7,10 @@ import glob
 import json
 import math
 import os
+import re
 
 import pytest
+import yaml
 
 from vcoder.pipelines.step_config import StepGRPOScriptArguments, check_step_config
 from vcoder.pipelines.step_generation import TurnRequest, cut_reply
@@ -226,6 +228,10 @@ def test_recipe_parses(path, tmp_path):
     argv = ["--config", path, "--output_dir", str(tmp_path / "out"), "--use_cpu", "true"]
     if "tiny_" in path:
         argv += ["--model_name_or_path", str(model)]
+    else:  # the seed's training requests are not on this machine under the recipe's path: a stand-in file
+        tasks = tmp_path / "webgen-agent_train_step-grpo.jsonl"
+        tasks.write_text(json.dumps({"id": "train_1", "instruction": "A todo site.", "ui_instruct": []}) + "\n")
+        argv += ["--dataset_source", str(tasks)]
     script_args, training_args, model_args = parse_recipe(step_grpo.make_parser(), argv)
     assert isinstance(script_args, StepGRPOScriptArguments)
     assert isinstance(training_args, GRPOConfig) and isinstance(model_args, ModelConfig)
@@ -238,7 +244,16 @@ def test_recipe_parses(path, tmp_path):
         # a full fine-tune's resumable checkpoint is ~14 bytes a parameter: keep one, and say what the disk needs
         assert training_args.save_total_limit == 1, "a 7-8B full fine-tune keeps one resumable checkpoint"
         with open(path) as handle:
-            assert "# Disk: output_dir needs ~" in handle.read()
+            header = handle.read()
+        assert "# Disk: output_dir needs ~" in header
+        # WebGen-RL's two stages: the policy starts from the agent SFT model, whose recipe the header names
+        sft_recipe = re.search(r"--config (configs/sft/\S+_agent\.yaml)", header).group(1)
+        with open(os.path.join(ROOT, sft_recipe)) as handle:
+            sft = yaml.safe_load(handle)
+        assert model_args.model_name_or_path == sft["output_dir"] and sft["dataset"] == "trajectories"
+        assert sft["assistant_only_loss"] is True
+        # the seed's tasks (no test cases: a writer LLM writes them) and never the benchmark's test split
+        assert script_args.dataset == "webgen_instruct" and not script_args.allow_test_split
     ablation = os.path.basename(path)[len("qwen2_5_coder_7b_") : -len(".yaml")]
     if ablation in ("screenshot_only", "gui_only", "naive", "cumulative"):
         assert script_args.ablation == [ablation]

@@ -6,6 +6,7 @@ Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:
 Site-building tasks (Step-GRPO): :func:`load_webgen_bench` (WebGen-Bench's JSONL or hub id), :func:`site_tasks`
 (instruction-only tasks with scripted cases), :func:`load_webgen_instruct` (WebGen-RL's training requests, no cases:
 a writer LLM adds the GUI test), :func:`make_site_conversation` / :data:`SITE_SYSTEM_PROMPT`.
+Agent SFT: :func:`read_trajectories` (multi-turn chat trajectories, WebGen-Agent's form included).
 Light imports only: datasets, pyarrow and the browser load inside the functions that need them.
 """
 
@@ -23,6 +24,7 @@ from vcoder.data.prompts import (
 from vcoder.data.site_tasks import site_task, site_tasks
 from vcoder.data.synth_writer import write_synthetic
 from vcoder.data.synthetic import SynthPage, generate_page
+from vcoder.data.trajectories import read_trajectories
 from vcoder.data.webgen_bench import load_webgen_bench
 from vcoder.data.webgen_instruct import load_webgen_instruct
 from vcoder.data.websight import load_websight
@@ -40,6 +42,7 @@ __all__ = [
     "load_local",
     "load_websight",
     "make_conversation",
+    "read_trajectories",
     "resize_to_max_pixels",
     "to_dataset",
     "write_synthetic",
