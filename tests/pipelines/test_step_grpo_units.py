@@ -233,6 +233,8 @@ def test_recipe_parses(path, tmp_path):
         tasks.write_text(json.dumps({"id": "train_1", "instruction": "A todo site.", "ui_instruct": []}) + "\n")
         argv += ["--dataset_source", str(tasks)]
     script_args, training_args, model_args = parse_recipe(step_grpo.make_parser(), argv)
+    # over-long trajectories (no end-of-turn token: cut by the budget) leave the loss, as WebGen-RL masks them
+    assert training_args.mask_truncated_completions
     assert isinstance(script_args, StepGRPOScriptArguments)
     assert isinstance(training_args, GRPOConfig) and isinstance(model_args, ModelConfig)
     check_step_config(script_args, training_args)
