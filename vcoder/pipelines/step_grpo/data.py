@@ -1,4 +1,5 @@
-"""Step-GRPO's tasks as training rows: generated interactive site tasks, WebGen-Bench, or a local JSONL file.
+"""Step-GRPO's tasks as training rows: generated interactive site tasks, WebGen-Instruct (WebGen-RL's training
+requests, no cases: a writer LLM adds the test while training), WebGen-Bench, or a local JSONL file.
 
 Rows: ``{"prompt", "instruction", "id", "test_cases", "reference"}`` (``test_cases`` a JSON string, ``reference``
 a page's HTML or ""); ``prompt`` is the site agent's first request (TRL needs the column; the episode builds the
@@ -62,7 +63,7 @@ def task_rows(script_args) -> list[dict[str, Any]]:
     Raises:
         ValueError: no tasks, or an invalid one.
     """
-    from vcoder.data import load_webgen_bench, site_tasks
+    from vcoder.data import load_webgen_bench, load_webgen_instruct, site_tasks
     from vcoder.data.interactive import KINDS
     from vcoder.data.webgen_bench import HUB_ID
     from vcoder.sites.records import SiteTask
@@ -70,6 +71,8 @@ def task_rows(script_args) -> list[dict[str, Any]]:
     if script_args.dataset == "site_tasks":
         kinds = tuple(script_args.site_task_kinds or KINDS)
         rows = site_tasks(script_args.site_task_samples, script_args.dataset_seed, kinds=kinds)
+    elif script_args.dataset == "webgen_instruct":
+        rows = load_webgen_instruct(script_args.dataset_source)
     elif script_args.dataset == "webgen_bench":
         rows = load_webgen_bench(script_args.dataset_source or HUB_ID)
     else:
