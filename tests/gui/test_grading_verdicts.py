@@ -16,11 +16,11 @@ import time
 
 import pytest
 
+from vcoder.data.interactive import make_page
 from vcoder.gui.policy import parse_cases
+from vcoder.pipelines.step_grpo.replay import counter_replies
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions, SiteTask
-from vcoder.data.interactive import make_page
-from vcoder.pipelines.step_grpo.replay import counter_replies
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -10,9 +10,8 @@ import logging
 import pytest
 
 from tests.servers import ScriptedServer
-from vcoder.sites.records import EpisodeOptions, SiteTask
-from vcoder.sites.turns import parse_turn
-from vcoder.sites.workspace import SiteWorkspace
+from vcoder.chat import ChatClient
+from vcoder.gui.vlm_policy import VLMPolicy
 from vcoder.sites.gui_tests import (
     MAX_TRIES,
     SUFFIX,
@@ -20,8 +19,9 @@ from vcoder.sites.gui_tests import (
     WrittenTestGrader,
     extract_gui_test,
 )
-from vcoder.gui.vlm_policy import VLMPolicy
-from vcoder.chat import ChatClient
+from vcoder.sites.records import EpisodeOptions, SiteTask
+from vcoder.sites.turns import parse_turn
+from vcoder.sites.workspace import SiteWorkspace
 
 INSTRUCTION = "Please implement a todo website. Users can add and delete todos. Use white and navy."
 TEST = "Verify white background and navy buttons. Add a todo and delete it."

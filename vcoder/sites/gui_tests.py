@@ -35,10 +35,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vcoder.chat import ChatClient, ChatError
 from vcoder.gui.policy import TestCase
 from vcoder.sites.grading import SiteGrader, SiteGrades
 from vcoder.sites.records import EpisodeOptions, SiteTask
-from vcoder.chat import ChatClient, ChatError
 
 logger = logging.getLogger(__name__)
 

@@ -160,8 +160,8 @@ def test_training_on_the_benchmark_test_split_is_refused():
 def test_webgen_instruct_tasks_get_a_written_test(tmp_path):
     from trl import GRPOConfig
 
-    from vcoder.sites.gui_tests import WrittenTestGrader
     from vcoder.pipelines.step_grpo.data import COLUMNS, task_rows
+    from vcoder.sites.gui_tests import WrittenTestGrader
 
     args = StepGRPOScriptArguments(dataset="webgen_instruct", dataset_source=SEED_FILE, max_samples=4)
     rows = task_rows(args)

@@ -220,8 +220,8 @@ class StepGRPOScriptArguments:
             gui_agent = VLMPolicy(self.gui_agent_base_url, self.gui_agent_model, timeout_ms=self.endpoint_timeout_ms)
         pool = get_default_pool(max_pages=self.render_max_pages)
         if self.dataset == "webgen_instruct":
-            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
             from vcoder.chat import ChatClient
+            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
 
             client = ChatClient(
                 self.test_writer_base_url or self.gui_agent_base_url,

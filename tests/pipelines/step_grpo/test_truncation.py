@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pipelines.test_step_grpo_batch import make_trainer, rollout, tiny_model  # noqa: F401 (a fixture)
+from tests.pipelines.step_grpo.test_batch import make_trainer, rollout, tiny_model  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
