@@ -19,9 +19,9 @@ import json
 import statistics
 import time
 
-from vcoder.agents.runner import arun_cases
-from vcoder.agents.scripted import ScriptedPolicy
 from vcoder.data.interactive import KINDS, make_page
+from vcoder.gui.runner import arun_cases
+from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.rendering import BrowserPool
 
 HANG = """<html><body><p id="out">idle</p><button id="go" onclick="while (true) {}">Go</button>

@@ -56,7 +56,7 @@ class TimedReplay:
         self.tokens = 0
 
     def generate(self, requests):
-        from vcoder.pipelines.step_generation import TurnRequest
+        from vcoder.pipelines.step_grpo.generation import TurnRequest
 
         replies = self.scripted.generate(requests)
         sized = [
@@ -74,9 +74,9 @@ def main(model: str | None, tasks: int, generations: int, turns: int, rounds: in
     import torch
 
     from vcoder.pipelines import step_grpo
-    from vcoder.pipelines.common import parse_recipe
-    from vcoder.pipelines.step_generation import TransformersTurns
-    from vcoder.pipelines.step_replay import ScriptedTurns, counter_replies
+    from vcoder.pipelines.recipes import parse_recipe
+    from vcoder.pipelines.step_grpo.generation import TransformersTurns
+    from vcoder.pipelines.step_grpo.replay import ScriptedTurns, counter_replies
 
     torch.set_num_threads(1)
     work = tempfile.mkdtemp(prefix="vcoder-bench-step-")

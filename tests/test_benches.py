@@ -3,7 +3,8 @@
 A bench script is a ``.py`` file with a ``__main__`` block (helper modules beside them are run through the scripts
 that import them); a new one is picked up by the glob and must offer ``--small``, finish in seconds, exit 0 and
 print one JSON document on stdout. The figures of a small run are not compared to anything: timing belongs in the
-benches' own output, never in a test.
+benches' own output, never in a test. ``bench/rewards.py`` is run by ``tests/test_bench_rewards.py``, which checks its
+report too.
 """
 
 from __future__ import annotations
@@ -17,15 +18,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(
+#: benches whose small mode a test of their own runs (and checks more of): not run twice
+OWN_TEST = {"bench/rewards.py": "tests/test_bench_rewards.py"}
+FOUND = sorted(
     p.relative_to(ROOT).as_posix()
     for p in (ROOT / "bench").rglob("*.py")
     if 'if __name__ == "__main__":' in p.read_text()
 )
+SCRIPTS = [s for s in FOUND if s not in OWN_TEST]
 
 
 def test_the_glob_finds_the_benches():
     assert {"bench/step_grpo.py", "bench/gui_agent.py", "bench/prototypes/render_candidates.py"} <= set(SCRIPTS)
+    for script, test in OWN_TEST.items():  # an exclusion must not outlive the test that covers it
+        assert script in FOUND and "--small" in (ROOT / test).read_text(), (script, test)
 
 
 @pytest.mark.slow
