@@ -43,7 +43,8 @@ logger = logging.getLogger(__name__)
 
 #: seconds a page that did not settle in time gets to answer a trivial evaluate before it is declared hung
 ALIVE_TIMEOUT_S = 5.0
-#: how long the default scripted policy re-checks unmet expectations (its own default, 400 ms, is for inline pages)
+#: the longest the default scripted policy waits for unmet expectations, re-checking on every page change and giving
+#: up early once the page is idle (its own default, 400 ms, is for inline pages)
 SCRIPTED_EXPECT_MS = 5000
 #: the page events that count as network activity while a site settles
 REQUEST_EVENTS = ("request", "requestfinished", "requestfailed")
@@ -188,8 +189,9 @@ class SiteGrader:
         judge: the screenshot judge (None, or a disabled one: appearance is not judged without a reference scorer).
         gui_agent: the policy for natural-language cases (a ``VLMPolicy``); None leaves those cases out.
         reference_scorer: scores a site against a task's reference page (see ``reference_scorer_from_reward``).
-        scripted: the policy for structured cases (default: a ``ScriptedPolicy`` that re-checks unmet expectations
-            for ``SCRIPTED_EXPECT_MS``: sites fill themselves from fetched data after the load event).
+        scripted: the policy for structured cases (default: a ``ScriptedPolicy`` that waits up to
+            ``SCRIPTED_EXPECT_MS`` for unmet expectations: sites fill themselves from fetched data after the load
+            event; it stops early once the page has nothing left that could change it).
         verdict_log: a verdict log (JSONL) every grading that judged something is appended to (see
             :func:`vcoder.verdicts.writing.grades_record`); None: no log.
         verdict_source: the records' ``source``.
