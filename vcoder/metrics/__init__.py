@@ -26,6 +26,8 @@ _EXPORTS = {
     "dom_tokens": "dom",
     "extract_html": "extract",
     "format_score": "extract",
+    "height_ratio": "hidden",
+    "hidden_text_share": "hidden",
     "histogram_similarity": "image",
     "ink_evidence": "ink",
     "ink_layout_similarity": "ink",
@@ -40,6 +42,7 @@ _EXPORTS = {
     "strip_think": "extract",
     "validity_report": "validity",
     "validity_score": "validity",
+    "written_text_chars": "hidden",
 }
 
 __all__ = sorted(_EXPORTS)
