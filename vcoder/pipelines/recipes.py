@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import logging
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
 
@@ -26,12 +27,8 @@ def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
     known = known_keys(parser)
     # the parser's own dataclasses (VCoderScriptArguments / StepGRPOScriptArguments, the trainer config, ...)
     owners = [cls.__name__ for cls in getattr(parser, "dataclass_types", ())] or ["the pipeline's arguments"]
-    hints = []
-    for key in keys:
-        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (
-        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of {', '.join(owners)}. Fix the "
+        f"{where}: unknown key(s) {unknown_names(keys, sorted(known))}; these are not fields of {', '.join(owners)}. Fix the "
         "spelling or remove them (`vcoder train PIPELINE --help` lists them all)."
     )
 
