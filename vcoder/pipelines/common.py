@@ -53,7 +53,8 @@ def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception])
         try:
             data = yaml.safe_load(handle)
         except yaml.YAMLError as exc:
-            raise error(f"{what} {path!r} is not valid YAML: {exc}") from exc
+            # yaml's message spans lines (problem, then where); one line for the user
+            raise error(f"{what} {path!r} is not valid YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(data, dict):
         raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
     return data
