@@ -118,6 +118,23 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
     return tuple(parsed)
 
 
+def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:
+    """Run a pipeline's ``cli`` as a program (``python -m vcoder.pipelines.grpo``): a recipe or command line that
+    cannot run is one line on stderr and exit status 2, not a traceback.
+
+    Args:
+        cli: the pipeline's ``cli(argv) -> int``.
+        prog: the program's name in the message.
+        argv: arguments (default ``sys.argv[1:]``).
+    """
+    from vcoder.usage import print_error
+
+    try:
+        return cli(argv)
+    except RecipeError as exc:
+        return print_error(prog, str(exc))
+
+
 def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
     """Turn ``resume_from_checkpoint`` into a checkpoint folder (or None to start fresh).
 

@@ -208,4 +208,6 @@ if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    sys.exit(cli())
+    from vcoder.pipelines.common import run_cli
+
+    sys.exit(run_cli(cli, "vcoder.pipelines.step_grpo"))
