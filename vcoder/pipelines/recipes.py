@@ -50,7 +50,8 @@ def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception])
         try:
             data = yaml.safe_load(handle)
         except yaml.YAMLError as exc:
-            raise error(f"{what} {path!r} is not valid YAML: {exc}") from exc
+            # yaml's message spans lines (problem, then where); one line for the user
+            raise error(f"{what} {path!r} is not valid YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(data, dict):
         raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
     return data
@@ -112,6 +113,23 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
         # a bad value: the type conversion or a config's __post_init__ says which and what to give instead
         raise RecipeError(f"{'config file or ' if '--config' in argv else ''}command line: {exc}") from exc
     return tuple(parsed)
+
+
+def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:
+    """Run a pipeline's ``cli`` as a program (``python -m vcoder.pipelines.grpo``): a recipe or command line that
+    cannot run is one line on stderr and exit status 2, not a traceback.
+
+    Args:
+        cli: the pipeline's ``cli(argv) -> int``.
+        prog: the program's name in the message.
+        argv: arguments (default ``sys.argv[1:]``).
+    """
+    from vcoder.usage import print_error
+
+    try:
+        return cli(argv)
+    except RecipeError as exc:
+        return print_error(prog, str(exc))
 
 
 def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
