@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from vcoder.agents.site_turns import parse_turn
 from vcoder.cli import main
 from vcoder.data.site_kinds import kind_tasks
+from vcoder.sites.turns import parse_turn
 
 
 def test_site_tasks_writes_a_split(tmp_path, capsys):
@@ -21,7 +21,7 @@ def test_site_tasks_writes_a_split(tmp_path, capsys):
     expected = kind_tasks(4, split="heldout", kinds=("cart", "quiz"))
     assert rows == [{k: v for k, v in r.items() if k != "prompt"} for r in expected]
     # the file is a Step-GRPO task file as it is (`dataset: heldout.jsonl` in a recipe)
-    from vcoder.pipelines.step_data import local_tasks
+    from vcoder.pipelines.step_grpo.data import local_tasks
 
     loaded = local_tasks(out)
     assert [(r["id"], r["instruction"], r["test_cases"]) for r in loaded] == [

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from vcoder.agents.policy import parse_cases
 from vcoder.data.site_kinds import BROKEN, KINDS, SPLITS, kind_task, kind_tasks, make_site, split_of
+from vcoder.gui.policy import parse_cases
 
 # every target a case uses: Playwright's get_by_role / get_by_label / get_by_text selectors, or the whole page
 _PERSON_LIKE = re.compile(r"^(body|internal:(role|label|text)=.*)$")
@@ -96,9 +96,9 @@ def test_bad_arguments():
 
 
 async def _grade_all(pool, tmp_path, variants):
-    from vcoder.agents.scripted import ScriptedPolicy
-    from vcoder.agents.site_grading import SiteGrader
-    from vcoder.agents.site_records import EpisodeOptions, SiteTask
+    from vcoder.gui.scripted import ScriptedPolicy
+    from vcoder.sites.grading import SiteGrader
+    from vcoder.sites.records import EpisodeOptions, SiteTask
 
     # the generated sites answer at once: an unmet expectation need not be re-checked for the grader's 5 s
     grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=1000))

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from vcoder.cli import data_sites
+from vcoder.usage import print_error
 
 
 def add_parser(subparsers, name: str) -> None:
@@ -52,8 +53,7 @@ def run_synth(args) -> int:
     from vcoder.data.synth_writer import write_synthetic
 
     if args.n < 0:
-        print(f"error: --n must be >= 0, got {args.n}")
-        return 2
+        return print_error("vcoder data synth", f"--n must be >= 0, got {args.n}")
     records = write_synthetic(
         args.out,
         args.n,
@@ -79,8 +79,7 @@ def run_design2code(args) -> int:
     try:
         ids = export_testset(args.source, args.out, max_samples=args.max_samples)
     except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}")
-        return 2
+        return print_error("vcoder data design2code", str(exc))
     print(json.dumps({"out": str(args.out), "n": len(ids), "first_ids": ids[:5]}))
     return 0
 

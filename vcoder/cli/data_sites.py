@@ -91,7 +91,7 @@ def _load_tasks(args) -> list[dict]:
 
 
 def run_trajectories(args) -> int:
-    from vcoder.agents.site_trajectories import TrajectoryOptions, write_trajectories
+    from vcoder.sites.trajectories import TrajectoryOptions, write_trajectories
 
     try:
         tasks = _load_tasks(args)

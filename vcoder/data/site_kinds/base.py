@@ -111,7 +111,7 @@ class Built:
     Attributes:
         body: the reference solution's markup (inside ``<main>``, after the title heading).
         js: the reference solution's script.
-        cases: the test cases (dicts in the schema of :mod:`vcoder.agents.policy`).
+        cases: the test cases (dicts in the schema of :mod:`vcoder.gui.policy`).
         request: what the page must do, in plain language (no ids), completing "A page titled 'T' ...".
         css: extra CSS of the reference solution.
     """
