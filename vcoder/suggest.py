@@ -33,8 +33,14 @@ def did_you_mean(
     """
     text, options = str(name), list(choices)
     tails = [c for c in options if c.endswith("_" + text)] if prefixed else []
-    close = tails or difflib.get_close_matches(text, options, n, cutoff)
+    close = tails or closest(text, options, n=n, cutoff=cutoff)
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def closest(name: object, choices: Iterable[str], *, n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """The choices closest to ``name``, best first (at most ``n``; none below ``difflib``'s ``cutoff``): the one
+    matching rule behind every suggestion (:func:`did_you_mean`, the command lines' :mod:`vcoder.usage`)."""
+    return difflib.get_close_matches(str(name), list(choices), n, cutoff)
 
 
 def unknown_names(names: Iterable[object], choices: Iterable[str], *, prefixed: bool = False) -> str:
