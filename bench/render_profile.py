@@ -1,6 +1,6 @@
 """Where one pool render's wall time and CPU time go, phase by phase (JSON on stdout).
 
-Uses ``render_proto.Proto`` (a copy of the pool's render path with timers; vcoder itself is not patched):
+Uses ``prototypes/render_proto.Proto`` (a copy of the pool's render path with timers; vcoder itself is not patched):
   serial       - one page in flight, CPU read (this process + the Chromium tree, by process kind) between phases,
                  so each phase's CPU is its own: clear_cookies, goto -> commit (document route included),
                  evaluate (the load wait with the subresource routes, the fonts wait, layout.js, the round trip),
@@ -13,6 +13,7 @@ Uses ``render_proto.Proto`` (a copy of the pool's render path with timers; vcode
   python       - cProfile of this process over a concurrent run, grouped by package (where Python's CPU goes).
 
     python bench/render_profile.py --n 30
+    python bench/render_profile.py --small    # the test suite's smoke run: 2 pages a section (not comparable)
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "prototypes"))  # render_proto
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from render import TW_LINK, CpuMeter, PlaywrightSide, bench_pages, inline_variant  # noqa: E402
@@ -313,7 +315,10 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=30, help="pages per section (default 30)")
     parser.add_argument("--concurrency", type=int, default=2, help="pages in flight for the concurrent sections")
+    parser.add_argument("--small", action="store_true", help="smoke run: 2 pages per section")
     args = parser.parse_args(argv)
+    if args.small:
+        args.n = 2
     pages = bench_pages(args.n)
     load0 = os.getloadavg()[0]
     out = {
@@ -323,7 +328,7 @@ def main(argv=None) -> dict:
         "raw_serial": asyncio.run(raw_serial(pages)),
         "route_cost": asyncio.run(route_cost()),
         f"concurrent_{args.concurrency}": asyncio.run(concurrent(pages, args.concurrency)),
-        "screenshot": asyncio.run(screenshot_anatomy(pages[: max(6, args.n // 3)])),
+        "screenshot": asyncio.run(screenshot_anatomy(pages[: args.n if args.small else max(6, args.n // 3)])),
         "python": asyncio.run(python_profile(pages, args.concurrency)),
         "load1_start": round(load0, 2),
         "load1_end": round(os.getloadavg()[0], 2),

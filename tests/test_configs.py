@@ -22,7 +22,7 @@ ACCELERATE = sorted(glob.glob(os.path.join(ROOT, "configs", "accelerate", "*.yam
 
 
 def _parse(module, path, tmp_path):
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.recipes import parse_recipe
 
     # the tiny recipes point at a model folder built by `vcoder models tiny`; a stand-in config.json satisfies the
     # existence check without building one
@@ -55,7 +55,7 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
     from trl import GRPOConfig, ModelConfig
 
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.config import VCoderScriptArguments, check_model_path, check_reward_weights
+    from vcoder.pipelines.grpo.args import VCoderScriptArguments, check_model_path, check_reward_weights
     from vcoder.rewards import build_rewards
 
     script_args, training_args, model_args = _parse(grpo, path, tmp_path)
@@ -77,8 +77,8 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
 def test_sft_recipe_parses(path, tmp_path):
     from trl import SFTConfig
 
-    from vcoder.pipelines import sft
-    from vcoder.pipelines.config import check_model_path
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.args import check_model_path
 
     script_args, training_args, model_args = _parse(sft, path, tmp_path)
     assert isinstance(training_args, SFTConfig)
@@ -93,7 +93,8 @@ def test_sft_recipe_parses(path, tmp_path):
 
 @pytest.mark.parametrize("stage", ["sft", "grpo"])
 def test_quickstart_embedded_recipes_build(stage, tmp_path):
-    from vcoder.pipelines import grpo, quickstart, sft
+    from vcoder.pipelines import grpo, quickstart
+    from vcoder.pipelines.grpo import sft
 
     model = tmp_path / "model"
     model.mkdir()
@@ -122,3 +123,14 @@ def test_accelerate_config_keys_are_valid(path):
         with open(os.path.join(ROOT, ds)) as handle:
             assert json.load(handle)["zero_optimization"]["stage"] in (2, 3)
     assert config.num_processes >= 1
+
+
+def test_the_seed_accelerate_path_is_ddp_4gpu():
+    """VisionCoder's README launches --config_file configs/accelerate_4gpu.yaml: the same settings as ddp_4gpu.yaml."""
+    import yaml
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    seed, ours = (os.path.join(ROOT, "configs", name) for name in ("accelerate_4gpu.yaml", "accelerate/ddp_4gpu.yaml"))
+    with open(seed) as a, open(ours) as b:
+        assert yaml.safe_load(a) == yaml.safe_load(b)
+    assert load_config_from_file(seed).num_processes == 4

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from vcoder.agents.site_records import SiteTask
+from vcoder.sites.records import SiteTask
 from vcoder.data import load_webgen_instruct
 from vcoder.data.prompts import make_site_conversation
 

@@ -37,8 +37,8 @@ def tiny_lm(tmp_path_factory):
 
 
 def recipe(tmp_path, model, data, **extra):
-    from vcoder.pipelines import sft
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.recipes import parse_recipe
 
     argv = ["--model_name_or_path", str(model), "--dataset", "trajectories", "--dataset_source", str(data)]
     argv += ["--output_dir", str(tmp_path / "out"), "--use_cpu", "true", "--bf16", "false", "--max_steps", "3"]
@@ -57,7 +57,7 @@ def write_jsonl(tmp_path, rows) -> str:
 
 
 def test_the_loss_covers_the_assistant_turns_only(tmp_path, tiny_lm):
-    from vcoder.pipelines import sft
+    from vcoder.pipelines.grpo import sft
 
     data = write_jsonl(tmp_path, [trajectory(t) for t in TASKS])
     trainer, holdout = sft.build_trainer(*recipe(tmp_path, tiny_lm, data))
@@ -82,7 +82,7 @@ def test_the_loss_covers_the_assistant_turns_only(tmp_path, tiny_lm):
 
 
 def test_vcoder_train_sft_runs_on_trajectories(tmp_path, tiny_lm):
-    from vcoder.pipelines import sft
+    from vcoder.pipelines.grpo import sft
 
     data = write_jsonl(tmp_path, [trajectory(t) for t in TASKS])
     summary = sft.main(*recipe(tmp_path, tiny_lm, data))
@@ -95,16 +95,16 @@ def test_vcoder_train_sft_runs_on_trajectories(tmp_path, tiny_lm):
 
 
 def test_recipe_errors_name_the_fix(tmp_path, tiny_lm):
-    from vcoder.pipelines import sft
+    from vcoder.pipelines.grpo import sft
 
     data = write_jsonl(tmp_path, [trajectory(TASKS[0])])
     with pytest.raises(ValueError, match="set assistant_only_loss: true"):
         sft.build_trainer(*recipe(tmp_path, tiny_lm, data, assistant_only_loss="false"))
     with pytest.raises(ValueError, match="needs dataset_source"):
-        from vcoder.pipelines.config import VCoderScriptArguments
+        from vcoder.pipelines.grpo.args import VCoderScriptArguments
 
         VCoderScriptArguments(dataset="trajectories")
-    from vcoder.pipelines.training_data import build_datasets
+    from vcoder.pipelines.grpo.data import build_datasets
 
     script_args = recipe(tmp_path, tiny_lm, data)[0]
     with pytest.raises(ValueError, match="agent SFT's data"):

@@ -78,17 +78,17 @@ def _usage(msg: str) -> int:
 
 
 def _input_errors() -> tuple[type[Exception], ...]:
-    from vcoder.agents.verdicts import VerdictLogError
     from vcoder.orm.model import NotAnORMError
     from vcoder.orm.score import TaskError
     from vcoder.orm.train import BaseModelError
+    from vcoder.verdicts.records import VerdictLogError
 
     return VerdictLogError, NotAnORMError, TaskError, BaseModelError
 
 
 def _guarded(run) -> int:
     """Run ``run()``; bad input becomes exit 2 with its message, a browser failure exit 1."""
-    from vcoder.agents.runner import InfrastructureError
+    from vcoder.gui.runner import InfrastructureError
 
     try:
         # the trainer and the progress bars print to stdout; stdout carries the result JSON only
@@ -120,8 +120,8 @@ def _collect(args) -> int:
 
 
 def _check(args) -> int:
-    from vcoder.agents.verdict_log import read_verdicts
-    from vcoder.agents.verdicts import VerdictLogError
+    from vcoder.verdicts.log import read_verdicts
+    from vcoder.verdicts.records import VerdictLogError
 
     def summary():
         records = read_verdicts(args.verdicts)

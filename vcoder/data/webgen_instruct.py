@@ -4,7 +4,7 @@ WebGen-RL (the WebGen-Agent repository's ``WebGen-RL/data/webgen-agent_train_ste
 on 501 requests, 30 per application type. A line has WebGen-Bench's shape, ``{"id", "instruction", "Category",
 "application_type", "ui_instruct"}``, but ``ui_instruct`` holds only an empty placeholder case: the seed has no test
 cases at training time. An LLM writes one GUI-agent test per task from the instruction while training runs
-(:mod:`vcoder.agents.test_writer`), and a GUI agent carries it out.
+(:mod:`vcoder.sites.gui_tests`), and a GUI agent carries it out.
 
 Rows: ``{"prompt", "instruction", "id", "test_cases", "category", "application_type"}`` (the columns of
 :func:`vcoder.data.load_webgen_bench`), with ``test_cases`` always ``""``. A line whose ``ui_instruct`` carries a

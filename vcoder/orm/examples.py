@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vcoder.agents.verdicts import VerdictLogError, VerdictRecord, resolve
 from vcoder.orm.prompt import AgentRun, orm_prompt, page_summary
+from vcoder.verdicts.records import VerdictLogError, VerdictRecord, resolve
 
 logger = logging.getLogger(__name__)
 

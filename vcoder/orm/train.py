@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vcoder.agents.verdict_log import read_verdicts
-from vcoder.agents.verdicts import VerdictLogError
 from vcoder.orm.examples import VIEWS, Example, build_examples, split_by_task
+from vcoder.verdicts.log import read_verdicts
+from vcoder.verdicts.records import VerdictLogError
 
 logger = logging.getLogger(__name__)
 

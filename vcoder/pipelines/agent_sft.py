@@ -55,7 +55,7 @@ def build_agent_trainer(script_args, training_args, model_args, *, train_dataset
     """
     from trl import SFTTrainer, get_peft_config, get_quantization_config
 
-    from vcoder.pipelines.config import check_model_path
+    from vcoder.pipelines.grpo.args import check_model_path
 
     if not training_args.assistant_only_loss:
         raise ValueError(

@@ -1,8 +1,8 @@
 """The only code in vcoder that talks to a browser: a hermetic, contained, fast Chromium pool.
 
 ``AsyncBrowserPool`` is the implementation, ``BrowserPool`` its synchronous facade and ``get_default_pool()`` the
-process-wide shared instance that rewards use. Importing the package is light: the pools load on first use,
-Playwright when a pool starts, and the shared pool's exit and fork hooks are registered when it is created.
+process-wide shared instance that rewards use. Importing the package is light and starts nothing: Playwright loads
+when a pool starts, and the shared pool's exit and fork hooks are registered when it is created.
 
 Live pages: ``AsyncBrowserPool.open_page`` lends a loaded hermetic page to its caller (the GUI agent), who owns it
 for the ``async with`` block and drives it with Playwright's own ``Page`` API (click, fill, evaluate, screenshot);
@@ -11,15 +11,9 @@ lives on the pool's home event loop: run the code that drives it there with ``ru
 """
 
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
+from vcoder.rendering.pool import AsyncBrowserPool
+from vcoder.rendering.sync import BrowserPool, get_default_pool, pool_or_private
 from vcoder.rendering.types import BrowserUnavailable, FailureKind, Rendered
-
-# the pools load on first use: importing the package starts nothing and registers no exit or fork hook
-_LAZY = {
-    "AsyncBrowserPool": "vcoder.rendering.pool",
-    "BrowserPool": "vcoder.rendering.sync",
-    "get_default_pool": "vcoder.rendering.sync",
-    "pool_or_private": "vcoder.rendering.sync",
-}
 
 __all__ = [
     "AsyncBrowserPool",
@@ -34,17 +28,3 @@ __all__ = [
     "get_default_pool",
     "pool_or_private",
 ]
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'vcoder.rendering' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)

@@ -2,7 +2,7 @@
 
 Everything else is derived from it: ``build_rewards(**params)`` and every ``make_*_reward`` validate through
 ``RewardSettings.from_params`` (did-you-mean on a typo), the training recipes' fields
-(``vcoder.pipelines.config.VCoderScriptArguments`` gets them through ``reward_fields``) and ``vcoder score``'s flags
+(``vcoder.pipelines.grpo.args.VCoderScriptArguments`` gets them through ``reward_fields``) and ``vcoder score``'s flags
 (``add_reward_flags``). A parameter added here is settable from YAML, the command line and Python at once.
 """
 
@@ -249,7 +249,7 @@ def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:
 
 def reward_fields(cls: type) -> type:
     """Class decorator (put it under ``@dataclass``): give a dataclass every ``RewardSettings`` field, with its type,
-    default and help, so a recipe sets any reward parameter by name (``vcoder.pipelines.config``)."""
+    default and help, so a recipe sets any reward parameter by name (``vcoder.pipelines.grpo.args``)."""
     annotations = dict(getattr(cls, "__annotations__", {}))
     for f in dataclasses.fields(RewardSettings):
         if f.name in annotations:

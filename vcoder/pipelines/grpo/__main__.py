@@ -1,0 +1,9 @@
+"""``python -m vcoder.pipelines.grpo`` / ``accelerate launch -m vcoder.pipelines.grpo``: the GRPO recipe runner."""
+
+import logging
+import sys
+
+from vcoder.pipelines.grpo.train import cli
+
+logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+sys.exit(cli())
