@@ -38,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from render import TW_LINK, CpuMeter, PlaywrightSide, bench_pages, inline_variant  # noqa: E402
 from render_proto import Options, Proto  # noqa: E402
 
+#: warm-up pages before each section (excluded from its figures); 1 in --small
+WARM_PAGES = 4
 PHASES = ("clear_cookies", "goto_commit", "evaluate", "screenshot", "build_layout")
 
 
@@ -68,7 +70,7 @@ async def serial(pages: list[str]) -> dict:
     proto = Proto(max_pages=1, cpu_meter=meter)
     await proto.start()
     try:
-        await proto.render_many(bench_pages(4, offset=10_000))  # warm-up
+        await proto.render_many(bench_pages(WARM_PAGES, offset=10_000))  # warm-up
         own = meter_cost(meter)
         results = [await proto.render(h) for h in pages]
         slot = await proto.free.get()
@@ -149,7 +151,7 @@ async def raw_serial(pages: list[str]) -> dict:
     await side.start()
     rows = []
     try:
-        await side.run(inline_variant(bench_pages(4, offset=10_000)))
+        await side.run(inline_variant(bench_pages(WARM_PAGES, offset=10_000)))
         own, page = meter_cost(meter), side.pages[0]
         for html in inline_variant(pages):
             row = {}
@@ -211,7 +213,7 @@ async def concurrent(pages: list[str], n: int) -> dict:
     proto = Proto(max_pages=n)
     await proto.start()
     try:
-        await proto.render_many(bench_pages(4, offset=10_000))
+        await proto.render_many(bench_pages(WARM_PAGES, offset=10_000))
         t0 = time.perf_counter()
         results = await proto.render_many(pages)
         rate = len(pages) / (time.perf_counter() - t0)
@@ -250,7 +252,7 @@ async def screenshot_anatomy(pages: list[str]) -> dict:
     await proto.start()
     stats: dict[str, dict] = defaultdict(lambda: defaultdict(list))
     try:
-        await proto.render_many(bench_pages(2, offset=10_000))
+        await proto.render_many(bench_pages(min(2, WARM_PAGES), offset=10_000))
         own = meter_cost(meter) / 1000
         for html in pages:
             _, layout, _ = await proto.render(html)
@@ -282,7 +284,7 @@ async def python_profile(pages: list[str], n: int) -> dict:
     proto = Proto(max_pages=n)
     await proto.start()
     try:
-        await proto.render_many(bench_pages(4, offset=10_000))
+        await proto.render_many(bench_pages(WARM_PAGES, offset=10_000))
         prof = cProfile.Profile(time.process_time)  # CPU, not wall (waiting in poll is not work)
         c0 = time.process_time()
         prof.enable()
@@ -318,7 +320,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--small", action="store_true", help="smoke run: 2 pages per section")
     args = parser.parse_args(argv)
     if args.small:
-        args.n = 2
+        global WARM_PAGES
+        args.n, WARM_PAGES = 2, 1
     pages = bench_pages(args.n)
     load0 = os.getloadavg()[0]
     out = {

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from vcoder.sites.turns import parse_turn
 from vcoder.cli import main
 from vcoder.data.site_kinds import kind_tasks
+from vcoder.sites.turns import parse_turn
 
 
 def test_site_tasks_writes_a_split(tmp_path, capsys):

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from vcoder.gui.policy import parse_cases
 from vcoder.data.site_kinds import BROKEN, KINDS, SPLITS, kind_task, kind_tasks, make_site, split_of
+from vcoder.gui.policy import parse_cases
 
 # every target a case uses: Playwright's get_by_role / get_by_label / get_by_text selectors, or the whole page
 _PERSON_LIKE = re.compile(r"^(body|internal:(role|label|text)=.*)$")

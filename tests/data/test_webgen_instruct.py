@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from vcoder.sites.records import SiteTask
 from vcoder.data import load_webgen_instruct
 from vcoder.data.prompts import make_site_conversation
+from vcoder.sites.records import SiteTask
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEED_FILE = os.path.join(ROOT, "..", "shared", "data", "webgen_rl", "webgen-agent_train_step-grpo.jsonl")

@@ -5,7 +5,8 @@ Every case's verdict was recorded with the grader as it was before expectations 
 a missing button). The set holds the Step-GRPO bench's counter sites (partial and complete), generated pages that
 work and that are broken, and hand-written sites whose result arrives late: in a timer the pool's clock
 fast-forwards, from a fetch, from a real-time timer (a live page's timers past the fast-forward horizon follow the
-wall clock), next to a clock that never stops ticking, and a button that appears only after a real-time delay.
+wall clock), next to a clock that never stops ticking, a button that appears only after a real-time delay, and a
+React app that Babel transforms in the page after the load event (with its button, and without).
 """
 
 from __future__ import annotations
@@ -16,16 +17,23 @@ import time
 
 import pytest
 
+from vcoder.data.interactive import make_page
 from vcoder.gui.policy import parse_cases
+from vcoder.pipelines.step_grpo.replay import counter_replies
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions, SiteTask
-from vcoder.data.interactive import make_page
-from vcoder.pipelines.step_grpo.replay import counter_replies
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-# a generous action budget so the real-time button (2.5 s) appears well inside it on a loaded machine
-OPTIONS = EpisodeOptions(width=640, height=400, screenshot_weight=0, case_deadline_ms=20_000, action_timeout_ms=6000)
+# generous budgets: the real-time button (2.5 s) and Babel's transform must finish inside them on a loaded machine
+OPTIONS = EpisodeOptions(
+    width=640,
+    height=400,
+    screenshot_weight=0,
+    case_deadline_ms=40_000,
+    action_timeout_ms=20_000,
+    load_timeout_ms=20_000,
+)
 
 
 def case(task: str, steps: list, expect: list) -> dict:
@@ -43,9 +51,16 @@ def counter_site(reply: str) -> str:
 COUNTER = make_page("counter", 0)
 COUNTER_PARTIAL, COUNTER_FULL = (counter_site(r) for r in counter_replies(COUNTER["instruction"]))
 GO = '<button id="go">Go</button><p id="out">idle</p>'
+# React and Babel from the pool's asset cache; the app is fetched (XHR) and transformed after the load event
+REACT_PAGE = (
+    '<script src="https://unpkg.com/react@18/umd/react.development.js"></script>'
+    '<script src="https://unpkg.com/react-dom@18/umd/react-dom.development.js"></script>'
+    '<script src="https://unpkg.com/@babel/standalone/babel.min.js"></script>'
+    '<div id="root"></div><script type="text/babel" src="app.jsx"></script>'
+)
 DONE = [case("Click Go", [click("#go")], [{"target": "#out", "text": "done"}])]
 
-# name -> (index.html, cases, the verdict of each case)
+# name -> (index.html or {path: text}, cases, the verdict of each case)
 SITES = {
     "counter-full": (COUNTER_FULL, COUNTER["test_cases"], ["YES", "YES", "YES", "YES"]),
     "counter-partial": (COUNTER_PARTIAL, COUNTER["test_cases"], ["YES", "NO", "NO", "NO"]),
@@ -103,6 +118,24 @@ SITES = {
         [case("Click Go", [click("#go")], [{"target": "#out", "text": "done"}, {"target": "#note", "text": "sent"}])],
         ["PARTIAL"],
     ),
+    "react-babel": (
+        {
+            "index.html": REACT_PAGE,
+            "app.jsx": "function App() { const [n, setN] = React.useState(0); return <div><p id='out'>{n ? 'done' : "
+            "'idle'}</p><button id='go' onClick={() => setN(1)}>Go</button></div>; }\n"
+            "ReactDOM.createRoot(document.getElementById('root')).render(<App />);",
+        },
+        DONE,
+        ["YES"],
+    ),
+    "react-babel-no-button": (
+        {
+            "index.html": REACT_PAGE,
+            "app.jsx": "ReactDOM.createRoot(document.getElementById('root')).render(<p id='out'>idle</p>);",
+        },
+        DONE,
+        ["NO"],
+    ),
     "missing-target-expectation": (
         GO + "<script>go.onclick = () => out.textContent = 'done'</script>",
         [case("Click Go", [click("#go")], [{"target": "#result", "visible": True}, {"target": "#gone", "count": 0}])],
@@ -115,13 +148,15 @@ SITES = {
 def test_the_fixed_sites_keep_their_verdicts(tmp_path, pool):
     grader = SiteGrader(pool=pool)
 
-    async def grade(name: str, html: str, cases) -> list[str]:
+    async def grade(name: str, site: str | dict, cases) -> list[str]:
+        files = {"index.html": site} if isinstance(site, str) else site
+        files = {**files, "result.txt": "done"}  # what the fetching site fetches
         site_dir = tmp_path / name
         site_dir.mkdir()
-        (site_dir / "index.html").write_text(html)
-        (site_dir / "result.txt").write_text("done")  # what the fetching site fetches
+        for path, text in files.items():
+            (site_dir / path).write_text(text)
         task = SiteTask("a site", tuple(parse_cases(json.dumps(cases) if not isinstance(cases, str) else cases)))
-        grades = await grader.grade({"index.html": html, "result.txt": "done"}, site_dir, task, OPTIONS)
+        grades = await grader.grade(files, site_dir, task, OPTIONS)
         return [r.verdict.value for r in grades.cases]
 
     async def grade_all():

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from vcoder.data.prompts import make_site_conversation
+from vcoder.data.site_kinds import BROKEN, kind_tasks, make_site
 from vcoder.sites.trajectories import (
     FINISH_NOTE,
     TrajectoryOptions,
@@ -19,8 +21,6 @@ from vcoder.sites.trajectories import (
     write_trajectories,
 )
 from vcoder.sites.turns import parse_turn
-from vcoder.data.prompts import make_site_conversation
-from vcoder.data.site_kinds import BROKEN, kind_tasks, make_site
 
 TASKS = kind_tasks(4, split="train", kinds=("todo", "navigation", "message", "table"))
 

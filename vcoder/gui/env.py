@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from vcoder.gui.actions import ACTIONS, Action, ActionResult, ActionTimeout, Observation, PageHung
-from vcoder.gui.guard import PageGuard
+from vcoder.gui.guard import GUARD_MARGIN_MS, PageGuard
 from vcoder.gui.marks import ELEMENTS_JS, INTERACTIVE_SELECTOR, Element, draw_marks
 from vcoder.gui.page_changes import change_count, next_change
 
@@ -261,7 +261,9 @@ class GuiEnv(PageGuard):
             if seen is None:
                 seen = await change_count(self)
                 continue
-            change = await next_change(self, seen, max_ms=min(left, TARGET_POLL_MS), idle_within_ms=left)
+            change = await next_change(
+                self, seen, max_ms=min(left, TARGET_POLL_MS), idle_within_ms=left, timeout_ms=left + GUARD_MARGIN_MS
+            )
             if change.idle:
                 shown = "visible element" if visible else "element"
                 raise LookupError(f"no {shown} matches {target!r} and the page has stopped changing")

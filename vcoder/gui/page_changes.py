@@ -2,7 +2,8 @@
 
 A GUI check that is not met yet (an expectation, the button a step clicks) waits for the page's next DOM change
 (a ``MutationObserver``), re-checks, and so returns as soon as it holds. It gives up early only when the page has
-nothing left that could change it by itself: the pool's determinism shim (``rendering/init.js``) reports it
+nothing left that could change it by itself: its document has loaded (a live page is lent once it commits, so a
+case may start while scripts still load), the pool's determinism shim (``rendering/init.js``) reports it
 settled (no timer to fast-forward, no fetch or XHR under way, no message posted by the page), no real-time timer
 is due before the check's own deadline, the DOM stayed unchanged for ``QUIET_MS`` more, and nothing changed since
 the caller last looked. Only a check that the page could still satisfy waits out its deadline, so a page graded
@@ -41,7 +42,8 @@ _WAIT_JS = """async ({seen, maxMs, idleMs, quietMs}) => {
   if (w.n !== seen || maxMs <= 0) return {count: w.n, idle: false};
   const v = window.__vcoder;
   const sleep = (ms) => (v ? v.sleep(ms) : new Promise((r) => setTimeout(r, ms)));
-  const idle = () => w.n === seen && (!v.next || v.next() < 0 || v.next() > idleMs);
+  const loaded = () => document.readyState === 'complete';
+  const idle = () => loaded() && w.n === seen && (!v.next || v.next() < 0 || v.next() > idleMs);
   return await new Promise((resolve) => {
     let over = false;
     const finish = (isIdle) => { if (!over) { over = true; resolve({count: w.n, idle: isIdle}); } };
@@ -49,6 +51,7 @@ _WAIT_JS = """async ({seen, maxMs, idleMs, quietMs}) => {
     sleep(maxMs).then(() => finish(false));
     if (v && idleMs !== null)
       (async () => {
+        if (!loaded()) await new Promise((r) => addEventListener('load', r, {once: true}));
         await v.settle();
         if (over || !idle()) return;
         await sleep(quietMs);
@@ -76,7 +79,9 @@ async def change_count(env: Any) -> int:
     return (await next_change(env, -1, max_ms=0)).count
 
 
-async def next_change(env: Any, seen: int, *, max_ms: float, idle_within_ms: float | None = None) -> Change:
+async def next_change(
+    env: Any, seen: int, *, max_ms: float, idle_within_ms: float | None = None, timeout_ms: float | None = None
+) -> Change:
     """Wait until the page's DOM changes after count ``seen``, at most ``max_ms`` (real time).
 
     Args:
@@ -85,12 +90,16 @@ async def next_change(env: Any, seen: int, *, max_ms: float, idle_within_ms: flo
         max_ms: the longest wait; what the observer cannot see (a property set by a timer) is re-checked after it.
         idle_within_ms: return ``idle=True`` once the page is idle, counting a real-time timer due after this many
             ms as never firing (the caller's deadline); None: never idle.
+        timeout_ms: how long the page may take to answer (a page busy in a long script answers late, as it would
+            to any action); default ``max_ms`` + 3 s.
 
     Raises:
         PageHung: the page no longer answers; other Playwright errors (a navigation replaced the document) propagate.
     """
     args = {"seen": seen, "maxMs": max(0.0, max_ms), "idleMs": idle_within_ms, "quietMs": QUIET_MS}
     out = await env.guard(
-        env.page.evaluate(_WAIT_JS, args), what="waiting for the page to change", timeout_ms=max_ms + 3000
+        env.page.evaluate(_WAIT_JS, args),
+        what="waiting for the page to change",
+        timeout_ms=max_ms + 3000 if timeout_ms is None else max(timeout_ms, max_ms + 500),
     )
     return Change(int(out["count"]), bool(out["idle"]))

@@ -128,7 +128,9 @@ class ScriptedPolicy(Policy):
                 seen = await self._change_count(env)
                 continue
             try:
-                change = await next_change(env, seen, max_ms=min(left_ms, self.poll_ms), idle_within_ms=left_ms)
+                change = await next_change(
+                    env, seen, max_ms=min(left_ms, self.poll_ms), idle_within_ms=left_ms, timeout_ms=left_ms + 1000
+                )
             except PageHung:
                 raise
             except Exception as exc:  # the document was replaced mid-wait: look again after a pause

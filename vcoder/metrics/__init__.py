@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the names the lazy table below serves, for readers and tool
     from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score, strip_think
     from vcoder.metrics.image import (
         align,
+        check_screenshot,
         content_coverage,
         content_fraction,
         grey_at_width,
@@ -46,6 +47,7 @@ _EXPORTS = {
     "InkProfile": "ink",
     "MergedBlock": "_blocks",
     "align": "image",
+    "check_screenshot": "image",
     "block_scores": "design2code",
     "clip_similarities": "clip",
     "clip_similarity": "clip",
@@ -85,6 +87,7 @@ __all__ = [
     "MergedBlock",
     "align",
     "block_scores",
+    "check_screenshot",
     "clip_similarities",
     "clip_similarity",
     "content_coverage",

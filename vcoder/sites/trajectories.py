@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vcoder.data.site_kinds import BROKEN, make_site
 from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions
-from vcoder.data.site_kinds import BROKEN, make_site
 
 logger = logging.getLogger(__name__)
 

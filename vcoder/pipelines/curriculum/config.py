@@ -10,14 +10,16 @@ policy), ``output_dir`` (the phase folder) and ``beta``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.suggest import did_you_mean, unknown_names
+
 TRAINERS = ("grpo", "step_grpo")
-PREDICTORS = ("kind", "orm")
+ALGORITHMS = ("grpo", "webrl")
+PREDICTORS = ("kind", "orm", "critic")
 #: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
 OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
 
@@ -33,6 +35,16 @@ class CurriculumConfig:
     train_recipe: str = field(metadata={"help": "The training recipe run each phase (configs/... YAML)."})
     model_name_or_path: str = field(metadata={"help": "The phase-0 policy (later phases start from the last one)."})
     trainer: str = field(default="grpo", metadata={"help": f"Which pipeline trains a phase, one of {TRAINERS}."})
+    algorithm: str = field(
+        default="grpo",
+        metadata={
+            "help": f"The update, one of {ALGORITHMS}: TRL's GRPO loss with a KL term, or WebRL's actor-critic "
+            "objective (vcoder.pipelines.curriculum.webrl; trainer grpo only)."
+        },
+    )
+    critic_learning_rate: float = field(
+        default=1e-3, metadata={"help": "algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3)."}
+    )
     train_overrides: dict[str, Any] = field(
         default_factory=dict, metadata={"help": "Flags for the training recipe (e.g. {max_steps: 4})."}
     )
@@ -87,6 +99,20 @@ class CurriculumConfig:
             raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
         if self.predictor not in PREDICTORS:
             raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
+        if self.algorithm not in ALGORITHMS:
+            raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
+        if self.algorithm == "webrl" and self.trainer != "grpo":
+            raise CurriculumConfigError(
+                f"algorithm=webrl with trainer={self.trainer}: WebRL's objective is implemented for one-shot GRPO "
+                "(one-step trajectories); use trainer: grpo, or algorithm: grpo for Step-GRPO"
+            )
+        if self.predictor == "critic" and self.algorithm != "webrl":
+            raise CurriculumConfigError(
+                f"predictor=critic with algorithm={self.algorithm}: only WebRL trains a critic; set algorithm: webrl "
+                "or predictor: kind"
+            )
+        if not self.critic_learning_rate > 0:
+            raise CurriculumConfigError(f"critic_learning_rate={self.critic_learning_rate!r} must be > 0")
         if not self.beta > 0:
             raise CurriculumConfigError(
                 f"beta={self.beta!r}: the curriculum's update is KL-constrained to the previous phase's policy; "
@@ -126,6 +152,12 @@ class CurriculumConfig:
                 "writer_base_url and writer_model go together: give both (an OpenAI-compatible endpoint and its model "
                 "name) or neither (offline generators only)"
             )
+        if self.trainer == "grpo" and self.uses_writer:
+            raise CurriculumConfigError(
+                f"writer_base_url={self.writer_base_url!r} with trainer=grpo: the task writer writes site tasks "
+                "(instruction + test cases), which one-shot GRPO on screenshots has no page to train on; use "
+                "trainer: step_grpo with a writer, or drop writer_base_url/writer_model (offline generators)"
+            )
         if self.predictor == "orm" and not self.orm_model:
             raise CurriculumConfigError("predictor: orm needs orm_model (an ORM folder from `vcoder orm train`)")
         owned = [key for key in self.train_overrides if key in OWNED_FLAGS]
@@ -160,9 +192,7 @@ class CurriculumConfig:
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(str(value), choices, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"{name}={value!r} is unknown{hint}; choose one of {', '.join(choices)}"
+    return f"{name}={value!r} is unknown{did_you_mean(value, choices)}; choose one of {', '.join(choices)}"
 
 
 def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe") -> CurriculumConfig:
@@ -170,12 +200,8 @@ def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe
     known = [f.name for f in dataclasses.fields(CurriculumConfig)]
     unknown = [key for key in data if key not in known]
     if unknown:
-        hints = []
-        for key in unknown:
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise CurriculumConfigError(
-            f"{where}: unknown key(s) {', '.join(hints)}; the curriculum's keys are {', '.join(known)}; training "
+            f"{where}: unknown key(s) {unknown_names(unknown, known)}; the curriculum's keys are {', '.join(known)}; training "
             "flags go under train_overrides"
         )
     missing = [k for k in ("train_recipe", "model_name_or_path") if not data.get(k)]

@@ -1,5 +1,5 @@
 """SFT warm start on TRL: screenshot -> HTML pairs, the assistant turn being the reference page; or, with
-``dataset: trajectories``, agent SFT on multi-turn trajectories (:mod:`vcoder.pipelines.agent_sft`).
+``dataset: trajectories``, agent SFT on multi-turn trajectories (:mod:`vcoder.pipelines.grpo.agent_sft`).
 
     accelerate launch -m vcoder.pipelines.grpo.sft --config configs/sft/qwen2_5_vl_3b.yaml
     vcoder train sft --config configs/tiny_cpu_sft.yaml --max_steps 50
@@ -48,7 +48,7 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
     from vcoder.pipelines.recipes import load_model_and_processor
 
     if script_args.dataset == "trajectories":
-        from vcoder.pipelines.agent_sft import build_agent_trainer
+        from vcoder.pipelines.grpo.agent_sft import build_agent_trainer
 
         return build_agent_trainer(
             script_args, training_args, model_args, train_dataset=train_dataset, callbacks=callbacks
@@ -99,4 +99,6 @@ def cli(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    sys.exit(cli())
+    from vcoder.pipelines.recipes import run_cli
+
+    sys.exit(run_cli(cli, "vcoder.pipelines.grpo.sft"))

@@ -11,9 +11,10 @@ trajectories) / ``cumulative`` (reward-to-go of step z-scores) replace Step-GRPO
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
+
+from vcoder.suggest import did_you_mean
 
 TASK_SOURCES = ("site_tasks", "webgen_bench", "webgen_instruct")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
@@ -122,9 +123,7 @@ class StepGRPOScriptArguments:
         self.ablation = [name.strip() for item in self.ablation for name in str(item).split(",") if name.strip()]
         for name in self.ablation:
             if name not in ABLATIONS:
-                close = difflib.get_close_matches(name, ABLATIONS, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ValueError(f"ablation {name!r}{hint} is not one of {ABLATIONS}")
+                raise ValueError(f"ablation {name!r}{did_you_mean(name, ABLATIONS)} is not one of {ABLATIONS}")
         if {"naive", "cumulative"} <= set(self.ablation):
             raise ValueError("ablation names both 'naive' and 'cumulative'; they are two advantage modes, keep one")
         if {"screenshot_only", "gui_only"} <= set(self.ablation):
