@@ -148,8 +148,6 @@ def clip_embedder(model: str, pretrained: str | None, tiny: bool, device: str | 
     """One CLIP model per process and configuration (loading it is the expensive part)."""
     from vcoder.models.clip import load_clip
 
-    if tiny and pretrained is not None and not str(pretrained).endswith((".pt", ".pth", ".bin", ".safetensors")):
-        pretrained = None  # a tiny model takes random weights or a checkpoint path, never a hub tag
     return load_clip(model, pretrained, device=device, tiny=tiny)
 
 
