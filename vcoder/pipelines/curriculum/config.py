@@ -126,6 +126,12 @@ class CurriculumConfig:
                 "writer_base_url and writer_model go together: give both (an OpenAI-compatible endpoint and its model "
                 "name) or neither (offline generators only)"
             )
+        if self.trainer == "grpo" and self.uses_writer:
+            raise CurriculumConfigError(
+                f"writer_base_url={self.writer_base_url!r} with trainer=grpo: the task writer writes site tasks "
+                "(instruction + test cases), which one-shot GRPO on screenshots has no page to train on; use "
+                "trainer: step_grpo with a writer, or drop writer_base_url/writer_model (offline generators)"
+            )
         if self.predictor == "orm" and not self.orm_model:
             raise CurriculumConfigError("predictor: orm needs orm_model (an ORM folder from `vcoder orm train`)")
         owned = [key for key in self.train_overrides if key in OWNED_FLAGS]

@@ -77,14 +77,17 @@ class OrmPredictor:
         samples: sites sampled per candidate.
         max_new_tokens: budget of one sampled site.
         pool: a ``BrowserPool``.
+        threshold: a site is a success when its P(YES) >= this (WebRL: 0.5).
     """
 
-    def __init__(self, orm_dir: str, model, processor, *, samples: int, max_new_tokens: int, pool) -> None:
+    def __init__(
+        self, orm_dir: str, model, processor, *, samples: int, max_new_tokens: int, pool, threshold: float = 0.5
+    ) -> None:
         from vcoder.orm import OutcomeRewardModel
 
         self.orm = OutcomeRewardModel.load(orm_dir)
         self.model, self.processor, self.pool = model, processor, pool
-        self.samples, self.max_new_tokens = samples, max_new_tokens
+        self.samples, self.max_new_tokens, self.threshold = samples, max_new_tokens, threshold
 
     def __call__(self, tasks: list[dict[str, Any]]) -> list[float | None]:
         from vcoder.data.prompts import make_site_conversation
@@ -94,8 +97,12 @@ class OrmPredictor:
         sampled = sample_completions(
             self.model, self.processor, rows, n=self.samples, max_new_tokens=self.max_new_tokens
         )
+        return self.shares(tasks, sampled)
+
+    def shares(self, tasks: list[dict[str, Any]], sampled: Sequence[Sequence[str]]) -> list[float | None]:
+        """Per task, the share of its sampled completions the ORM calls YES (None for a task without samples)."""
         out: list[float | None] = []
-        for task, completions in zip(tasks, sampled):
-            probs = orm_p_yes(self.orm, [task] * len(completions), completions, pool=self.pool)
-            out.append(sum(p >= 0.5 for p in probs) / len(probs) if probs else None)
+        for task, completions in zip(tasks, sampled, strict=True):
+            probs = orm_p_yes(self.orm, [task] * len(completions), list(completions), pool=self.pool)
+            out.append(sum(p >= self.threshold for p in probs) / len(probs) if probs else None)
         return out

@@ -62,6 +62,42 @@ def check_run_folder(config, run_dir: Path) -> int:
     return done
 
 
+def check_start_model(model: str, *, recipe: str | None = None) -> None:
+    """Refuse a phase-0 policy meant to be a local folder that does not exist, naming the command that makes it.
+
+    A name that is not a folder here is taken for a hub model id (left to ``from_pretrained``) unless it starts like
+    a path (``/``, ``.``, ``~``), its first component is a folder here (``outputs/...``), or the recipe's header
+    comments make it (a ``vcoder ... --out NAME`` line).
+
+    Raises:
+        RunFolderError: the folder is missing; the message names it and the command from the recipe's header.
+    """
+    import os
+    import re
+
+    if os.path.isdir(os.path.expanduser(model)):
+        return
+    header, default = [], None
+    if recipe and os.path.isfile(recipe):
+        text = Path(recipe).read_text(encoding="utf-8")
+        header = re.findall(r"^#\s*(vcoder\s.*--out\s+(\S+).*)$", text, flags=re.M)
+        found = re.search(r"^model_name_or_path:\s*(\S+)", text, flags=re.M)
+        default = found.group(1) if found else None
+    command = None
+    for line, out in header:
+        if os.path.normpath(out) == os.path.normpath(model):
+            command = line.strip()
+        elif command is None and default and os.path.normpath(out) == os.path.normpath(default):
+            command = line.strip().replace(out, model)
+    first = model.split("/", 1)[0]
+    if command is None and not (model.startswith(("/", ".", "~")) or ("/" in model and os.path.isdir(first))):
+        return  # a hub id
+    how = f"make it first: {command}" if command else "build or download the phase-0 policy there first"
+    raise RunFolderError(
+        f"model_name_or_path={model!r} is not a folder here ({os.path.abspath(os.path.expanduser(model))}); {how}"
+    )
+
+
 def _writer(config):
     if not config.uses_writer:
         return None
