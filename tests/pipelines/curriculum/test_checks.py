@@ -47,3 +47,18 @@ def test_cli_says_which_folder_is_missing(tmp_path):
         "vcoder curriculum: model_name_or_path='outputs/tiny-model' is not a folder here "
         f"({tmp_path / 'outputs' / 'tiny-model'}); make it first: vcoder models tiny --out outputs/tiny-model"
     ]
+
+
+def test_webrl_settings_are_checked():
+    config = config_from_mapping({**BASE, "algorithm": "webrl", "predictor": "critic"})
+    assert config.algorithm == "webrl" and config.critic_learning_rate == 1e-3
+    with pytest.raises(CurriculumConfigError, match="did you mean 'webrl'"):
+        config_from_mapping({**BASE, "algorithm": "webrI"})
+    with pytest.raises(CurriculumConfigError, match="algorithm=webrl with trainer=step_grpo"):
+        config_from_mapping(
+            {**BASE, "algorithm": "webrl", "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.0}
+        )
+    with pytest.raises(CurriculumConfigError, match="only WebRL trains a critic"):
+        config_from_mapping({**BASE, "predictor": "critic"})
+    with pytest.raises(CurriculumConfigError, match="critic_learning_rate"):
+        config_from_mapping({**BASE, "algorithm": "webrl", "critic_learning_rate": 0.0})

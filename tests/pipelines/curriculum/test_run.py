@@ -27,6 +27,7 @@ KEYS = [
     "replay",
     "reference_model",
     "orm",
+    "algorithm",
 ]
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

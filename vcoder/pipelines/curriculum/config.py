@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 TRAINERS = ("grpo", "step_grpo")
-PREDICTORS = ("kind", "orm")
+ALGORITHMS = ("grpo", "webrl")
+PREDICTORS = ("kind", "orm", "critic")
 #: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
 OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
 
@@ -33,6 +34,16 @@ class CurriculumConfig:
     train_recipe: str = field(metadata={"help": "The training recipe run each phase (configs/... YAML)."})
     model_name_or_path: str = field(metadata={"help": "The phase-0 policy (later phases start from the last one)."})
     trainer: str = field(default="grpo", metadata={"help": f"Which pipeline trains a phase, one of {TRAINERS}."})
+    algorithm: str = field(
+        default="grpo",
+        metadata={
+            "help": f"The update, one of {ALGORITHMS}: TRL's GRPO loss with a KL term, or WebRL's actor-critic "
+            "objective (vcoder.pipelines.curriculum.webrl_trainer; trainer grpo only)."
+        },
+    )
+    critic_learning_rate: float = field(
+        default=1e-3, metadata={"help": "algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3)."}
+    )
     train_overrides: dict[str, Any] = field(
         default_factory=dict, metadata={"help": "Flags for the training recipe (e.g. {max_steps: 4})."}
     )
@@ -87,6 +98,20 @@ class CurriculumConfig:
             raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
         if self.predictor not in PREDICTORS:
             raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
+        if self.algorithm not in ALGORITHMS:
+            raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
+        if self.algorithm == "webrl" and self.trainer != "grpo":
+            raise CurriculumConfigError(
+                f"algorithm=webrl with trainer={self.trainer}: WebRL's objective is implemented for one-shot GRPO "
+                "(one-step trajectories); use trainer: grpo, or algorithm: grpo for Step-GRPO"
+            )
+        if self.predictor == "critic" and self.algorithm != "webrl":
+            raise CurriculumConfigError(
+                f"predictor=critic with algorithm={self.algorithm}: only WebRL trains a critic; set algorithm: webrl "
+                "or predictor: kind"
+            )
+        if not self.critic_learning_rate > 0:
+            raise CurriculumConfigError(f"critic_learning_rate={self.critic_learning_rate!r} must be > 0")
         if not self.beta > 0:
             raise CurriculumConfigError(
                 f"beta={self.beta!r}: the curriculum's update is KL-constrained to the previous phase's policy; "

@@ -1,8 +1,8 @@
 """``WebRLTrainer``: TRL's ``GRPOTrainer`` trained with WebRL's actor-critic objective instead of GRPO's.
 
-The maths is :mod:`vcoder.pipelines.webrl_objective`; this module puts it inside TRL's machinery (generation,
-rewards, the reference model's log-probabilities, batching, the optimizer, logging all stay TRL's). What it changes
-in TRL 1.16, and how:
+The maths is :mod:`vcoder.pipelines.curriculum.webrl_objective`; this module puts it inside TRL's machinery
+(generation, rewards, the reference model's log-probabilities, batching, the optimizer, logging all stay TRL's).
+What it changes in TRL 1.16, and how:
 
 - ``_calculate_rewards`` (extended): keeps the gathered reward table so the success reward's column is at hand.
 - ``_generate_and_score_completions`` (extended): calls TRL's, then replaces GRPO's group-normalised advantages with
@@ -13,7 +13,7 @@ in TRL 1.16, and how:
   travel in the batch (``webrl_features``, ``webrl_targets``, ``webrl_scored``), split and shuffled with it by TRL.
 - ``_compute_loss`` (replaced): the policy's per-token log-probabilities from TRL's own forward helper, summed over
   the completion; the reference's (TRL computes them for ``beta > 0``: the reference is the previous phase's policy,
-  see :mod:`~vcoder.pipelines.curriculum_train`); WebRL's actor loss on them. The critic takes one optimizer step
+  see :mod:`~vcoder.pipelines.curriculum.train`); WebRL's actor loss on them. The critic takes one optimizer step
   on the same batch (its own AdamW, WebRL's critic learning rate 1e-3). TRL's KL term and clipping are not used.
 
 The critic (a documented choice): WebRL's double critic — two heads, each ``Linear-ReLU-Linear-ReLU-Linear(2)`` —
@@ -33,7 +33,7 @@ from typing import Any
 import torch
 from trl import GRPOTrainer
 
-from vcoder.pipelines.webrl_objective import (
+from vcoder.pipelines.curriculum.webrl_objective import (
     NEGATIVE,
     actor_loss_terms,
     binarise,
@@ -241,7 +241,7 @@ class CriticPredictor:
         self.trainer, self.rows_for = trainer, rows_for
 
     def __call__(self, tasks: list[dict[str, Any]]) -> list[float | None]:
-        from vcoder.pipelines.curriculum_policy import prompt_inputs
+        from vcoder.pipelines.curriculum.policy import prompt_inputs
 
         out: list[float | None] = []
         processor = self.trainer.processing_class

@@ -58,7 +58,7 @@ def test_one_webrl_step_backpropagates_the_hand_formula(tiny_vlm_dir, tmp_path):
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
     from tests.trainers import cpu_grpo_config
-    from vcoder.pipelines.webrl_trainer import WebRLTrainer
+    from vcoder.pipelines.curriculum.webrl_trainer import WebRLTrainer
 
     rows = [
         {
