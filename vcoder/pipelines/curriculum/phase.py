@@ -137,7 +137,7 @@ def run_phase(
         predict: a success predictor for candidates (default: by ``config.predictor``).
     """
     from vcoder.pipelines.curriculum.config import parse_train_recipe
-    from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_agreement
+    from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_label_records
     from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder, successes, summarise
     from vcoder.pipelines.curriculum.policy import geometric_mean_probs
     from vcoder.pipelines.curriculum.replay import grow_buffer, replay_filter
@@ -183,9 +183,10 @@ def run_phase(
     save_policy(trainer, str(folder / "model"))
     if config.algorithm == "webrl":
         trainer.critic.save(folder / "critic.pt")  # the next phase's critic continues from it
-    write_jsonl(folder / "outcomes.jsonl", recorder.records)
-    summary = summarise(recorder.records, pool, threshold=config.success_threshold)
-    orm = orm_agreement(config.orm_model, recorder.records, pool, threshold=config.success_threshold)
+    # WebRL's --add_reward: the ORM's verdict is the outcome of rollouts whose task has no evaluator (kind llm)
+    records, orm = orm_label_records(config.orm_model, recorder.records, pool, threshold=config.success_threshold)
+    write_jsonl(folder / "outcomes.jsonl", records)
+    summary = summarise(records, pool, threshold=config.success_threshold)
     if predict is None and config.predictor == "critic":
         from vcoder.pipelines.curriculum.webrl_trainer import CriticPredictor
 
@@ -210,7 +211,7 @@ def run_phase(
     next_pool = [*pool, *grown["accepted"]]
     new_buffer = grow_buffer(
         buffer,
-        successes(recorder.records, pool, threshold=config.success_threshold, phase=phase),
+        successes(records, pool, threshold=config.success_threshold, phase=phase),
         max_items=config.replay_max_items,
     )
     write_jsonl(folder / "next_pool.jsonl", next_pool)
