@@ -39,7 +39,7 @@ class CurriculumConfig:
         default="grpo",
         metadata={
             "help": f"The update, one of {ALGORITHMS}: TRL's GRPO loss with a KL term, or WebRL's actor-critic "
-            "objective (vcoder.pipelines.curriculum.webrl; trainer grpo only)."
+            "objective (vcoder.pipelines.curriculum.webrl_trainer; trainer grpo only)."
         },
     )
     critic_learning_rate: float = field(
