@@ -40,7 +40,7 @@ echo "[min-versions] installed in $VENV:" >&2
 # this checkout's vcoder, not an installed copy
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 echo "[min-versions] every recipe under configs/ (parse, build the configs, resolve the rewards)" >&2
-"$VPY" -m pytest -q -p no:cacheprovider tests/test_configs.py tests/pipelines/test_config.py
+"$VPY" -m pytest -q -p no:cacheprovider tests/test_configs.py tests/pipelines/grpo/test_args.py
 echo "[min-versions] fast tests" >&2
 "$VPY" -m pytest -q -p no:cacheprovider -m "not slow" "${@:-tests}"
 echo "[min-versions] OK: recipes and fast tests pass on ${PINS[*]}" >&2

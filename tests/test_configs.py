@@ -22,7 +22,7 @@ ACCELERATE = sorted(glob.glob(os.path.join(ROOT, "configs", "accelerate", "*.yam
 
 
 def _parse(module, path, tmp_path):
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.recipes import parse_recipe
 
     # the tiny recipes point at a model folder built by `vcoder models tiny`; a stand-in config.json satisfies the
     # existence check without building one
@@ -32,6 +32,11 @@ def _parse(module, path, tmp_path):
     argv = ["--config", path, "--output_dir", str(tmp_path / "out")]
     if "tiny_" in path:
         argv += ["--model_name_or_path", str(model)]
+    if path.endswith("_agent.yaml"):
+        # agent SFT reads trajectories that are not on this machine under the recipe's path: a stand-in file
+        data = tmp_path / "trajectories.jsonl"
+        data.write_text('{"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]}\n')
+        argv += ["--dataset_source", str(data)]
     if "tiny_cpu" not in path:
         # GPU recipes (bf16) only build on a machine without a GPU when told to use the CPU; nothing else changes
         argv += ["--use_cpu", "true"]
@@ -50,7 +55,7 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
     from trl import GRPOConfig, ModelConfig
 
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.config import VCoderScriptArguments, check_model_path, check_reward_weights
+    from vcoder.pipelines.grpo.args import VCoderScriptArguments, check_model_path, check_reward_weights
     from vcoder.rewards import build_rewards
 
     script_args, training_args, model_args = _parse(grpo, path, tmp_path)
@@ -72,11 +77,13 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
 def test_sft_recipe_parses(path, tmp_path):
     from trl import SFTConfig
 
-    from vcoder.pipelines import sft
-    from vcoder.pipelines.config import check_model_path
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.args import check_model_path
 
     script_args, training_args, model_args = _parse(sft, path, tmp_path)
     assert isinstance(training_args, SFTConfig)
+    if script_args.dataset == "trajectories":  # agent SFT: the loss on the model's own turns (TRL's mechanism)
+        assert training_args.assistant_only_loss and not training_args.packing
     check_model_path(model_args.model_name_or_path)
     if model_args.use_peft:
         from trl import get_peft_config
@@ -86,7 +93,8 @@ def test_sft_recipe_parses(path, tmp_path):
 
 @pytest.mark.parametrize("stage", ["sft", "grpo"])
 def test_quickstart_embedded_recipes_build(stage, tmp_path):
-    from vcoder.pipelines import grpo, quickstart, sft
+    from vcoder.pipelines import grpo, quickstart
+    from vcoder.pipelines.grpo import sft
 
     model = tmp_path / "model"
     model.mkdir()
@@ -115,3 +123,14 @@ def test_accelerate_config_keys_are_valid(path):
         with open(os.path.join(ROOT, ds)) as handle:
             assert json.load(handle)["zero_optimization"]["stage"] in (2, 3)
     assert config.num_processes >= 1
+
+
+def test_the_seed_accelerate_path_is_ddp_4gpu():
+    """VisionCoder's README launches --config_file configs/accelerate_4gpu.yaml: the same settings as ddp_4gpu.yaml."""
+    import yaml
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    seed, ours = (os.path.join(ROOT, "configs", name) for name in ("accelerate_4gpu.yaml", "accelerate/ddp_4gpu.yaml"))
+    with open(seed) as a, open(ours) as b:
+        assert yaml.safe_load(a) == yaml.safe_load(b)
+    assert load_config_from_file(seed).num_processes == 4

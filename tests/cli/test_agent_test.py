@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PAGES = Path(__file__).parents[1] / "agents" / "pages"
+PAGES = Path(__file__).parents[1] / "gui" / "pages"
 
 
 def agent_test(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:

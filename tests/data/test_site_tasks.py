@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from vcoder.agents.policy import parse_cases
-from vcoder.agents.site_records import SiteTask
 from vcoder.data import site_tasks
 from vcoder.data.interactive import KINDS, make_page
+from vcoder.gui.policy import parse_cases
+from vcoder.sites.records import SiteTask
 
 
 def test_tasks_cycle_kinds_with_unique_ids_and_no_page():

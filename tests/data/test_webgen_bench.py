@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from vcoder.agents.policy import parse_cases
-from vcoder.agents.site_records import SiteTask
 from vcoder.data import load_webgen_bench
 from vcoder.data.prompts import SITE_SYSTEM_PROMPT
+from vcoder.gui.policy import parse_cases
+from vcoder.sites.records import SiteTask
 
 TASKS = [
     {

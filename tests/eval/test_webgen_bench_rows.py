@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from vcoder.agents.policy import CaseResult, TestCase, Verdict
 from vcoder.eval.webgen_bench import load_tasks
 from vcoder.eval.webgen_config import WebGenConfig
 from vcoder.eval.webgen_report import render_report
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, is_scored, summarise, task_row
 from vcoder.eval.webgen_task import folder_name
+from vcoder.gui.policy import CaseResult, TestCase, Verdict
 
 CASES = [TestCase("Open", "Menu shows", "Functional Testing"), TestCase("Read", "Price shows", "Data Display Testing")]
 

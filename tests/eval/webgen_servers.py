@@ -15,8 +15,8 @@ import threading
 import time
 
 from tests.servers import JSONHandler, LoopbackServer
-from vcoder.agents.judge import JUDGE_SYSTEM_PROMPT
-from vcoder.agents.vlm_policy import SYSTEM_PROMPT as AGENT_SYSTEM_PROMPT
+from vcoder.gui.judge import JUDGE_SYSTEM_PROMPT
+from vcoder.gui.vlm_policy import SYSTEM_PROMPT as AGENT_SYSTEM_PROMPT
 
 GOOD_SITE = (
     '<file path="index.html">\n<!DOCTYPE html><html><head><link rel="stylesheet" href="style.css"></head><body>'

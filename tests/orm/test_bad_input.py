@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from tests.orm.test_verdicts import good_line, record
-from vcoder.agents.verdict_log import VerdictLog
 from vcoder.orm.model import NotAnORMError, OutcomeRewardModel
 from vcoder.orm.train import BaseModelError, TrainOptions, train_orm
+from vcoder.verdicts.log import VerdictLog
 
 
 def vcoder_orm(*args: str) -> subprocess.CompletedProcess:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.agents.verdict_log import read_verdicts
 from vcoder.data.interactive import make_page
 from vcoder.orm.collect import DROPPED, collect_verdicts, drop_handler, variants
+from vcoder.verdicts.log import read_verdicts
 
 
 def test_drop_handler_removes_one_wire_line():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.agents.verdicts import CaseVerdict, VerdictLogError, VerdictRecord, site_hash
 from vcoder.data.interactive import make_page
 from vcoder.orm.examples import build_examples, split_by_task
+from vcoder.verdicts.records import CaseVerdict, VerdictLogError, VerdictRecord, site_hash
 
 
 def rec(task: str, score: float, html: str = "<p>hi</p>", **over) -> VerdictRecord:

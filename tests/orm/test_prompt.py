@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from vcoder.agents.verdicts import CaseVerdict, VerdictRecord, site_hash
 from vcoder.orm.examples import agent_runs, label_of, record_text
 from vcoder.orm.prompt import QUESTION, AgentRun, orm_prompt, page_summary, text_change
+from vcoder.verdicts.records import CaseVerdict, VerdictRecord, site_hash
 
 PAGE = (
     "<html><head><title>Demo  Counter</title></head><body><h1>Demo</h1><div id=count>0</div>"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.servers import ScriptedServer
-from vcoder.agents.verdict_log import read_verdicts
 from vcoder.data.interactive import make_page
+from vcoder.verdicts.log import read_verdicts
 
 pytestmark = pytest.mark.browser
 
@@ -82,9 +82,9 @@ def test_the_screenshot_judge_logs_its_grades_with_screenshots(tmp_path):
 
 
 def test_site_grading_logs_the_graded_site_by_folder(tmp_path):
-    from vcoder.agents.site_grading import SiteGrader
-    from vcoder.agents.site_records import EpisodeOptions, SiteTask
     from vcoder.rendering import get_default_pool
+    from vcoder.sites.grading import SiteGrader
+    from vcoder.sites.records import EpisodeOptions, SiteTask
 
     page = make_page("counter", 5)
     site_dir = tmp_path / "site"
@@ -109,11 +109,11 @@ def test_site_grading_logs_the_graded_site_by_folder(tmp_path):
 
 
 def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
-    from vcoder.agents.site_episode import run_site_episode
-    from vcoder.agents.site_grading import SiteGrader
-    from vcoder.agents.site_records import EpisodeOptions
     from vcoder.orm.examples import record_text
     from vcoder.rendering import get_default_pool
+    from vcoder.sites.episode import run_site_episode
+    from vcoder.sites.grading import SiteGrader
+    from vcoder.sites.records import EpisodeOptions
 
     broken, fixed = make_page("counter", 1, broken="handler_removed"), make_page("counter", 1)
     replies = iter(
@@ -151,9 +151,9 @@ def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
 
 
 def test_a_site_without_files_is_graded_zero_and_not_logged(tmp_path):
-    from vcoder.agents.site_grading import SiteGrader
-    from vcoder.agents.site_records import EpisodeOptions, SiteTask
     from vcoder.rendering import get_default_pool
+    from vcoder.sites.grading import SiteGrader
+    from vcoder.sites.records import EpisodeOptions, SiteTask
 
     page = make_page("counter", 1)  # an episode whose turn deleted every file: nothing to render or point at
     task = SiteTask.from_dict({"id": "c1", "instruction": page["instruction"], "test_cases": page["test_cases"]})
@@ -165,7 +165,7 @@ def test_a_site_without_files_is_graded_zero_and_not_logged(tmp_path):
 
 
 def test_the_step_grpo_recipe_passes_its_verdict_log_to_the_grader(tmp_path):
-    from vcoder.pipelines.step_config import StepGRPOScriptArguments
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
 
     grader = StepGRPOScriptArguments(verdict_log=str(tmp_path / "v.jsonl")).grader()
     assert grader.verdict_log == str(tmp_path / "v.jsonl") and grader.verdict_source == "site_grading"

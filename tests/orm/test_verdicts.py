@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from vcoder.agents.policy import CaseResult, TestCase, Verdict
-from vcoder.agents.verdict_log import VerdictLog, read_verdicts
-from vcoder.agents.verdicts import (
+from vcoder.gui.policy import CaseResult, TestCase, Verdict
+from vcoder.verdicts.log import VerdictLog, read_verdicts
+from vcoder.verdicts.records import (
     CaseVerdict,
     VerdictLogError,
     VerdictRecord,

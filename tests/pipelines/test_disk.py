@@ -24,8 +24,8 @@ SFT_RECIPE = os.path.join(ROOT, "configs", "tiny_cpu_sft.yaml")
 
 
 def _parse(model, out, *extra):
-    from vcoder.pipelines import sft
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.recipes import parse_recipe
 
     argv = ["--config", SFT_RECIPE, "--model_name_or_path", str(model), "--output_dir", str(out), *extra]
     return parse_recipe(sft.make_parser(), argv)
@@ -48,7 +48,7 @@ def _rows(n=4):
 def _train_one_step(tmp_path, model, *extra):
     import torch
 
-    from vcoder.pipelines import sft
+    from vcoder.pipelines.grpo import sft
 
     out = tmp_path / "run"
     script_args, training_args, model_args = _parse(

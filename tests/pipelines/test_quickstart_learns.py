@@ -25,10 +25,11 @@ def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path, recor
 
     from vcoder.data import to_dataset
     from vcoder.models.tiny import build_tiny_vlm
-    from vcoder.pipelines import grpo, sft
-    from vcoder.pipelines.probe import reward_probe
+    from vcoder.pipelines import grpo
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.data import synthetic_rows
+    from vcoder.pipelines.grpo.probe import reward_probe
     from vcoder.pipelines.quickstart import GRPO_RECIPE, SFT_RECIPE, train_stage
-    from vcoder.pipelines.training_data import synthetic_rows
     from vcoder.rendering import BrowserPool
     from vcoder.rewards import build_rewards
 

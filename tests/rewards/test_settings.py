@@ -118,7 +118,7 @@ def test_the_orm_reward_needs_an_orm_folder(tmp_path):
         build_reward("orm")
     with pytest.raises(ValueError, match="is not an ORM: it has no orm.json"):
         build_reward("orm", orm_model=str(tmp_path))
-    with pytest.raises(ValueError, match="unknown reward 'orn'. Did you mean 'orm'"):
+    with pytest.raises(ValueError, match=r"unknown reward 'orn' \(did you mean 'orm'"):
         build_reward("orn")
 
 
@@ -139,7 +139,7 @@ def _recipe(tmp_path, values: dict) -> str:
 
 def test_every_parameter_from_a_yaml_recipe(tmp_path):
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.recipes import parse_recipe
 
     script_args, _, _ = parse_recipe(grpo.make_parser(), ["--config", _recipe(tmp_path, CHANGED)])
     assert script_args.reward_params() == CHANGED
@@ -147,7 +147,7 @@ def test_every_parameter_from_a_yaml_recipe(tmp_path):
 
 def test_every_parameter_from_command_line_flags(tmp_path):
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.common import parse_recipe
+    from vcoder.pipelines.recipes import parse_recipe
 
     argv = ["--config", _recipe(tmp_path, {})]
     for name, value in CHANGED.items():
@@ -165,7 +165,7 @@ def test_every_parameter_from_command_line_flags(tmp_path):
 
 def test_a_bad_reward_parameter_in_a_recipe_fails_at_parse_time(tmp_path):
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.common import RecipeError, parse_recipe
+    from vcoder.pipelines.recipes import RecipeError, parse_recipe
 
     with pytest.raises(ValueError, match="'blok' \\(did you mean 'block'\\?\\)"):
         parse_recipe(grpo.make_parser(), ["--config", _recipe(tmp_path, {"visual_weights": {"blok": 1}})])

@@ -7,43 +7,55 @@ Each subcommand lives in its own module ``vcoder.cli.<name>`` exposing ``add_par
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 
-# subcommand -> module; a module that is not there yet is simply not offered
+from vcoder.cli import (
+    agent,
+    assets,
+    curriculum,
+    data,
+    evaluate,
+    models,
+    orm,
+    plot,
+    predict,
+    quickstart,
+    render,
+    score,
+    train,
+)
+
+# subcommand -> module; every module is imported here, so one that fails to import fails `vcoder` with its error
 COMMANDS = {
-    "render": "vcoder.cli.render",
-    "score": "vcoder.cli.score",
-    "eval": "vcoder.cli.evaluate",
-    "predict": "vcoder.cli.predict",
-    "train": "vcoder.cli.train",
-    "quickstart": "vcoder.cli.quickstart",
-    "plot": "vcoder.cli.plot",
-    "data": "vcoder.cli.data",
-    "models": "vcoder.cli.models",
-    "agent": "vcoder.cli.agent",
-    "assets": "vcoder.cli.assets",
-    "orm": "vcoder.cli.orm",
-    "curriculum": "vcoder.cli.curriculum",
+    "render": render,
+    "score": score,
+    "eval": evaluate,
+    "predict": predict,
+    "train": train,
+    "quickstart": quickstart,
+    "plot": plot,
+    "data": data,
+    "models": models,
+    "agent": agent,
+    "assets": assets,
+    "orm": orm,
+    "curriculum": curriculum,
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from vcoder.usage import OneLineParser
+
+    # every subcommand's parser inherits the class: a usage error anywhere is one line with a did-you-mean
+    parser = OneLineParser(
         prog="vcoder",
         description="Train vision-language models to write HTML/CSS from screenshots with rendering-based RL rewards.",
         epilog="Run `vcoder COMMAND --help` for a command's options.",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
+    for name, module in COMMANDS.items():
         module.add_parser(sub, name)
     return parser
 

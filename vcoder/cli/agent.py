@@ -57,36 +57,16 @@ def _usage(msg: str) -> int:
     return 2
 
 
-def load_cases(path: Path):
-    """``(cases, None)`` from a cases file (a JSON list, or ``{"test_cases": [...]}``), or ``(None, message)``."""
-    from vcoder.agents.policy import CaseError, parse_cases
-
-    if not path.is_file():
-        return None, f"no such cases file: {path} (pass a JSON list of test cases)"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return None, f"{path} is not valid JSON ({exc}); it must hold a list of test cases"
-    if isinstance(data, dict) and ("test_cases" in data or "cases" in data):
-        data = data.get("test_cases", data.get("cases"))
-    if not isinstance(data, list) or not data:
-        return None, f"{path} must hold a non-empty JSON list of test cases, got {type(data).__name__}"
-    try:
-        return parse_cases(data), None
-    except CaseError as exc:
-        return None, f"{path}: {exc}"
-
-
 def _make_policy(args):
     """The policy, or an error message for the user."""
     if args.policy == "scripted":
-        from vcoder.agents.scripted import ScriptedPolicy
+        from vcoder.gui.scripted import ScriptedPolicy
 
         return ScriptedPolicy(), None
     if not args.base_url or not args.model:
         return None, "--policy vlm needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
-        from vcoder.agents.vlm_policy import VLMPolicy
+        from vcoder.gui.vlm_policy import VLMPolicy
     except ImportError as exc:
         return None, f"the vlm policy is not available in this install ({exc}); use --policy scripted"
     return VLMPolicy(base_url=args.base_url, model=args.model), None
@@ -100,6 +80,8 @@ def run(args) -> int:
     bad = {k: v for k, v in limits.items() if v <= 0}
     if bad:
         return _usage(f"these options must be positive: {bad}")
+    from vcoder.cli.cases import load_cases
+
     cases, problem = load_cases(Path(args.cases))
     if problem:
         return _usage(problem)
@@ -112,7 +94,7 @@ def run(args) -> int:
             return _usage(f"case {i} ({case.task!r}): {why}")
     html = page.read_bytes().decode("utf-8", errors="replace")
 
-    from vcoder.agents.runner import InfrastructureError, run_cases
+    from vcoder.gui.runner import InfrastructureError, run_cases
     from vcoder.rendering import BrowserPool
 
     pool = BrowserPool(max_pages=2)

@@ -62,9 +62,9 @@ def read_task(path: Path) -> Any:
     Raises:
         UsageError: the file is missing, not one JSON object, or a field is wrong (the line or field is named).
     """
-    from vcoder.agents.policy import CaseError
-    from vcoder.agents.site_records import SiteTask
     from vcoder.data.webgen_bench import webgen_row
+    from vcoder.gui.policy import CaseError
+    from vcoder.sites.records import SiteTask
 
     if not path.is_file():
         raise UsageError(f"no such task file: {path} (pass a JSON object with 'instruction' and 'test_cases')")
@@ -100,8 +100,8 @@ def _pair(args, role: str) -> tuple[str, str] | None:
 def _task(args) -> Any:
     import dataclasses
 
-    from vcoder.agents.site_records import SiteTask
-    from vcoder.cli.agent import load_cases
+    from vcoder.cli.cases import load_cases
+    from vcoder.sites.records import SiteTask
 
     task = read_task(args.task) if args.task is not None else None
     if task is None:
@@ -118,7 +118,7 @@ def _task(args) -> Any:
 
 
 def _options(args) -> Any:
-    from vcoder.agents.site_records import EpisodeOptions
+    from vcoder.sites.records import EpisodeOptions
 
     numbers = {"max_turns": args.max_turns, "max_tokens": args.max_tokens, "timeout_ms": args.timeout_ms}
     numbers.update(width=args.width, height=args.height)
@@ -166,11 +166,11 @@ def run(args: argparse.Namespace) -> int:
         _note("appearance will not be judged: give --judge-url and --judge-model (a VLM)")
     import asyncio
 
-    from vcoder.agents.judge import ScreenshotJudge
-    from vcoder.agents.site_audit import AuditedGrader, CountingClient, check_endpoints
-    from vcoder.agents.vlm_policy import VLMPolicy
     from vcoder.chat import ChatClient
+    from vcoder.gui.judge import ScreenshotJudge
+    from vcoder.gui.vlm_policy import VLMPolicy
     from vcoder.rendering import BrowserPool
+    from vcoder.sites.audit import AuditedGrader, CountingClient, check_endpoints
 
     retries = args.retries
     try:
@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _episode(task, client, grader, options, out: Path, clients) -> Any:
-    from vcoder.agents.site_episode import run_site_episode
+    from vcoder.sites.episode import run_site_episode
 
     try:
         return await run_site_episode(task, client, grader=grader, options=options, out_dir=out)

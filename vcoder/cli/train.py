@@ -1,6 +1,6 @@
 """`vcoder train grpo|sft|step-grpo --config RECIPE.yaml [--flag value ...]`: the training pipelines, in this process.
 
-The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `.sft`, `.step_grpo`); for
+The same recipes and overrides as `accelerate launch -m vcoder.pipelines.grpo` (or `.grpo.sft`, `.step_grpo`); for
 several processes use accelerate launch (two CPU processes: `--config_file configs/accelerate/cpu_2proc.yaml`). Before training each pipeline estimates what the run will write to output_dir
 (model, checkpoints with optimizer state, save_total_limit) and warns when the disk has less free space.
 """
@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import argparse
 
-PIPELINES = {"grpo": "vcoder.pipelines.grpo", "sft": "vcoder.pipelines.sft", "step-grpo": "vcoder.pipelines.step_grpo"}
+PIPELINES = {
+    "grpo": "vcoder.pipelines.grpo.train",
+    "sft": "vcoder.pipelines.grpo.sft",
+    "step-grpo": "vcoder.pipelines.step_grpo.train",
+}
 
 
 def add_parser(subparsers, name: str) -> None:
@@ -36,7 +40,7 @@ def run(args) -> int:
     import importlib
     import sys
 
-    from vcoder.pipelines.common import RecipeError
+    from vcoder.pipelines.recipes import RecipeError
 
     module = importlib.import_module(PIPELINES[args.pipeline])
     try:

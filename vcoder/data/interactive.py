@@ -2,7 +2,7 @@
 
 Six kinds (counter, todo list, signup form with validation, tabs, modal, accordion), themed from a seed (title,
 accent colour, labels, items, numbers). Each page comes with the instruction a model would be given and the
-scripted test cases that grade it (see :mod:`vcoder.agents.policy`). Broken variants reproduce the bugs generated
+scripted test cases that grade it (see :mod:`vcoder.gui.policy`). Broken variants reproduce the bugs generated
 pages have: ``handler_removed`` (no script), ``wrong_element`` (listeners attached to the heading instead of the
 controls) and ``validation_missing`` (the form accepts anything; form pages only). The builders live in
 :mod:`vcoder.data.interactive_controls` (counter, todo, form) and :mod:`vcoder.data.interactive_widgets` (tabs,

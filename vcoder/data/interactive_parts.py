@@ -53,5 +53,5 @@ def press(target: str, key: str) -> dict:
 
 
 def make_case(task: str, expected: str, steps: list, expect: list, category: str = "Functional Testing") -> dict:
-    """One test case in the schema of :mod:`vcoder.agents.policy`."""
+    """One test case in the schema of :mod:`vcoder.gui.policy`."""
     return {"task": task, "expected_result": expected, "task_category": category, "steps": steps, "expect": expect}

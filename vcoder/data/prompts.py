@@ -1,5 +1,5 @@
 """The prompts shared by training and evaluation: screenshot-to-HTML (TRL's conversational VLM format) and the
-site-building agent's (the turn format of :mod:`vcoder.agents.site_turns`).
+site-building agent's (the turn format of :mod:`vcoder.sites.turns`).
 
 Training and evaluation must ask the same question: both import :data:`DEFAULT_SYSTEM_PROMPT` and
 :data:`DEFAULT_USER_PROMPT` from here (a config may override them, but then for both).
@@ -55,7 +55,7 @@ def make_conversation(
     return messages
 
 
-# The site-building agent (Step-GRPO): the turn format below is parsed by vcoder.agents.site_turns; keep them in step.
+# The site-building agent (Step-GRPO): the turn format below is parsed by vcoder.sites.turns; keep them in step.
 SITE_SYSTEM_PROMPT = """You are an expert front-end developer. You build the website a user asks for, over several \
 turns, and improve it from the feedback you get after each turn.
 

@@ -1,7 +1,7 @@
 """The WebGen-Bench evaluation: build every site with a model server, test it with a VLM GUI agent, never drop a task.
 
 ``evaluate_webgen(tasks, out, config)`` runs each task of WebGen-Bench's ``test.jsonl`` (Lu et al., 2025): the model
-builds the site in an episode (:func:`vcoder.agents.site_episode.run_site_episode`; one reply in one-shot mode,
+builds the site in an episode (:func:`vcoder.sites.episode.run_site_episode`; one reply in one-shot mode,
 ``max_turns`` turns with feedback in agent mode), then every test case runs on the final site with the VLM GUI
 agent (at most 15 actions, YES / PARTIAL / NO with its reason), and the screenshot judge grades its appearance
 (0-5). It writes ``out/results.jsonl`` (one flushed line per task: resumable), ``out/summary.json`` and
@@ -33,10 +33,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vcoder.agents.site_records import SiteTask
 from vcoder.eval.results import ResultsWriter, read_results
 from vcoder.eval.webgen_config import WebGenConfig
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, case_entry, is_scored, summarise, task_row
+from vcoder.sites.records import SiteTask
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def evaluate_webgen(
     todo = [row for row in rows if row["id"] not in done]
     logger.info("%d tasks, %d already scored, %d to run (%s mode)", len(rows), len(done), len(todo), config.mode)
     if todo:
-        from vcoder.agents.site_audit import check_endpoints
+        from vcoder.sites.audit import check_endpoints
 
         problem = asyncio.run(check_endpoints(_clients(config)))
         if problem:

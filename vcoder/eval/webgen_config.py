@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.agents.site_records import EpisodeOptions
+from vcoder.sites.records import EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
 MAX_ACTIONS = 15

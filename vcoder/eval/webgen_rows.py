@@ -6,7 +6,7 @@ be said about the site) gets a row with ``status`` "infrastructure": it is not c
 run retries it.
 
 Example:
-    >>> from vcoder.agents.policy import CaseResult, TestCase, Verdict
+    >>> from vcoder.gui.policy import CaseResult, TestCase, Verdict
     >>> cases = [TestCase("Open the menu"), TestCase("Add an item")]
     >>> results = [CaseResult("Open the menu", Verdict.YES), CaseResult("Add an item", Verdict.PARTIAL)]
     >>> row = task_row("000001", [case_entry(c, r) for c, r in zip(cases, results)], appearance=4.0)
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vcoder.agents.policy import CaseResult, TestCase, Verdict
+from vcoder.gui.policy import CaseResult, TestCase, Verdict
 
 #: a row whose site was built (or failed to build) and whose cases were all run: it counts
 SCORED = "scored"

@@ -2,7 +2,7 @@
 
 :class:`TaskRunner` is the unit :func:`vcoder.eval.webgen_bench.evaluate_webgen` runs concurrently; each task gets
 its own judge and GUI-agent clients, so that a server failure is charged to the task it happened in
-(:mod:`vcoder.agents.site_audit`).
+(:mod:`vcoder.sites.audit`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vcoder.agents.judge import ScreenshotJudge
-from vcoder.agents.site_audit import AuditedGrader, CountingClient
-from vcoder.agents.site_episode import run_site_episode
-from vcoder.agents.site_records import EpisodeResult, SiteTask
-from vcoder.agents.vlm_policy import VLMPolicy
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, task_row
+from vcoder.gui.judge import ScreenshotJudge
+from vcoder.gui.vlm_policy import VLMPolicy
+from vcoder.sites.audit import AuditedGrader, CountingClient
+from vcoder.sites.episode import run_site_episode
+from vcoder.sites.records import EpisodeResult, SiteTask
 
 if TYPE_CHECKING:
     from vcoder.chat import ChatClient

@@ -3,10 +3,9 @@
 ``collect`` makes a verdict log offline (the scripted GUI agent over the interactive pages and their broken
 variants); ``train_orm`` fine-tunes a VLM with TRL's SFTTrainer on the YES/NO answer and reports held-out accuracy,
 AUC and ECE against the majority baseline; ``OutcomeRewardModel`` reads P(YES) from the first answer token's
-logits; ``make_orm_reward`` is the TRL reward (registered as ``orm``; its ``orm_*`` parameters live in
-``vcoder.rewards.RewardSettings``). The verdict log itself lives in :mod:`vcoder.agents.verdicts`; the graders that
-append to it are :mod:`vcoder.agents.verdict_writing`'s callers. Names are imported on first use, so
-``import vcoder.orm`` stays light.
+logits; the TRL reward built on it is ``vcoder.rewards.make_orm_reward`` (registered as ``orm``; its ``orm_*``
+parameters live in ``vcoder.rewards.RewardSettings``). The verdict log itself lives in :mod:`vcoder.verdicts`.
+Torch and TRL are imported inside the functions that need them, so ``import vcoder.orm`` stays light.
 
 The stable API for other parts of vcoder (the curriculum's predicted success, a policy's sites):
 
@@ -15,7 +14,6 @@ The stable API for other parts of vcoder (the curriculum's predicted success, a 
   task ``{"instruction", "test_cases"}``; a page that fails to render scores 0.0. WebRL's binary success is
   ``p >= 0.5``.
 - ``score_site(folder, task_file, site_path)`` -> ``{"task_id", "p_yes", "answer", ...}`` (``vcoder orm score``).
-- ``make_orm_reward(orm_model=..., orm_binary=False, orm_threshold=0.5, ...)`` -> the TRL reward.
 - ``collect_verdicts``, ``train_orm``, ``binary_report``: make a log, train, report.
 
 Example:
@@ -24,37 +22,31 @@ Example:
     [0.83]
 """
 
-from __future__ import annotations
+from vcoder.orm.collect import RecordingPolicy, collect_verdicts
+from vcoder.orm.examples import Example, build_examples, split_by_task
+from vcoder.orm.model import NotAnORMError, ORMConfig, ORMInput, OutcomeRewardModel, make_orm
+from vcoder.orm.prompt import orm_prompt, page_summary
+from vcoder.orm.report import binary_report
+from vcoder.orm.score import TaskError, score_site, score_sites
+from vcoder.orm.train import TrainOptions, train_orm
 
-import importlib
-
-_EXPORTS = {
-    "collect_verdicts": "vcoder.orm.collect",
-    "RecordingPolicy": "vcoder.orm.collect",
-    "Example": "vcoder.orm.examples",
-    "build_examples": "vcoder.orm.examples",
-    "split_by_task": "vcoder.orm.examples",
-    "NotAnORMError": "vcoder.orm.model",
-    "ORMConfig": "vcoder.orm.model",
-    "ORMInput": "vcoder.orm.model",
-    "OutcomeRewardModel": "vcoder.orm.model",
-    "make_orm": "vcoder.orm.model",
-    "orm_prompt": "vcoder.orm.prompt",
-    "page_summary": "vcoder.orm.prompt",
-    "binary_report": "vcoder.orm.report",
-    "make_orm_reward": "vcoder.orm.reward",
-    "orm_reward": "vcoder.orm.reward",
-    "score_site": "vcoder.orm.score",
-    "score_sites": "vcoder.orm.score",
-    "TaskError": "vcoder.orm.score",
-    "TrainOptions": "vcoder.orm.train",
-    "train_orm": "vcoder.orm.train",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'vcoder.orm' has no attribute {name!r}")
+__all__ = [
+    "Example",
+    "NotAnORMError",
+    "ORMConfig",
+    "ORMInput",
+    "OutcomeRewardModel",
+    "RecordingPolicy",
+    "TaskError",
+    "TrainOptions",
+    "binary_report",
+    "build_examples",
+    "collect_verdicts",
+    "make_orm",
+    "orm_prompt",
+    "page_summary",
+    "score_site",
+    "score_sites",
+    "split_by_task",
+    "train_orm",
+]

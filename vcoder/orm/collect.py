@@ -5,7 +5,7 @@ For each seed and page kind, the working page and every broken variant (``vcoder
 working and the site is only partly broken), are run case by case by :class:`ScriptedPolicy` through the hermetic
 pool. A :class:`RecordingPolicy` wraps the scripted one to keep what the agent did and saw: the page's visible text
 before and after each case, reduced to its change. Each site is also rendered once for its screenshot and text
-blocks, and becomes one :class:`~vcoder.agents.verdicts.VerdictRecord` (source ``"gui_agent"``).
+blocks, and becomes one :class:`~vcoder.verdicts.records.VerdictRecord` (source ``"gui_agent"``).
 
 Example:
     >>> collect_verdicts(40, "verdicts.jsonl")  # doctest: +SKIP
@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vcoder.agents.policy import CaseResult, Policy, TestCase
-from vcoder.agents.verdict_log import VerdictLog
-from vcoder.agents.verdicts import VerdictRecord, case_verdict, site_hash
+from vcoder.gui.policy import CaseResult, Policy, TestCase
+from vcoder.verdicts.log import VerdictLog
+from vcoder.verdicts.records import VerdictRecord, case_verdict, site_hash
 
 logger = logging.getLogger(__name__)
 
@@ -109,9 +109,9 @@ def grade_page(page: dict[str, Any], *, pool: Any, out_dir: Path, **limits: Any)
     Returns:
         The record (not yet written).
     """
-    from vcoder.agents.policy import parse_cases
-    from vcoder.agents.runner import run_cases
-    from vcoder.agents.scripted import ScriptedPolicy
+    from vcoder.gui.policy import parse_cases
+    from vcoder.gui.runner import run_cases
+    from vcoder.gui.scripted import ScriptedPolicy
 
     html, cases = page["html"], parse_cases(page["test_cases"])
     policy = RecordingPolicy(ScriptedPolicy())

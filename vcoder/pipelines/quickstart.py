@@ -11,7 +11,7 @@ SFT and the GRPO model. The recipes are ordinary pipeline recipes
 GRPO draws its pages from all the training pages (a fresh draw of 16 for each generation), not a fixed few: measured
 on a fixed set of 16 pages, GRPO learned those pages and lost on held-out ones (seed 2: held-out overall 0.625 ->
 0.339). The mean reward it logs is of sampled completions on whichever pages a step drew, so the start and end of a
-run are compared by a probe instead (``vcoder.pipelines.probe``): the same ``probe_pages`` training pages, greedy
+run are compared by a probe instead (``vcoder.pipelines.grpo.probe``): the same ``probe_pages`` training pages, greedy
 decoding, the run's own reward mix, scored with the SFT model and again with the GRPO model.
 """
 
@@ -152,8 +152,8 @@ def _quiet(trainer) -> None:
 
 def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progress: bool) -> None:
     """Parse an embedded recipe with the pipeline's own parser, train, and save model + trainer_state.json."""
-    from vcoder.pipelines.common import train_and_save
     from vcoder.pipelines.progress import BarCallback
+    from vcoder.pipelines.recipes import train_and_save
 
     script_args, training_args, model_args = _parse(pipeline.make_parser(), recipe)
     trainer, _ = pipeline.build_trainer(
@@ -170,7 +170,7 @@ def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progr
 def _evaluate(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
-    from vcoder.pipelines.heldout import evaluate_model
+    from vcoder.pipelines.grpo.heldout import evaluate_model
 
     model = AutoModelForImageTextToText.from_pretrained(model_dir)
     processor = AutoProcessor.from_pretrained(model_dir)
@@ -215,11 +215,12 @@ def run_quickstart(
     from vcoder.data import to_dataset
     from vcoder.data.synthetic import page_digest
     from vcoder.models.tiny import build_tiny_vlm
-    from vcoder.pipelines import grpo, sft
-    from vcoder.pipelines.heldout import write_eval
+    from vcoder.pipelines import grpo
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.data import synthetic_rows
+    from vcoder.pipelines.grpo.heldout import write_eval
+    from vcoder.pipelines.grpo.probe import reward_probe
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.probe import reward_probe
-    from vcoder.pipelines.training_data import synthetic_rows
     from vcoder.rendering import BrowserPool
     from vcoder.rewards import build_rewards
 

@@ -10,15 +10,22 @@ for the ``async with`` block and drives it with Playwright's own ``Page`` API (c
 lives on the pool's home event loop: run the code that drives it there with ``run_on_loop``.
 """
 
+from typing import TYPE_CHECKING
+
 from vcoder.layout import DomNode, ElementBox, Layout, TextBlock
 from vcoder.rendering.types import BrowserUnavailable, FailureKind, Rendered
 
-# the pools load on first use: importing the package starts nothing and registers no exit or fork hook
-_LAZY = {
-    "AsyncBrowserPool": "vcoder.rendering.pool",
-    "BrowserPool": "vcoder.rendering.sync",
-    "get_default_pool": "vcoder.rendering.sync",
-    "pool_or_private": "vcoder.rendering.sync",
+if TYPE_CHECKING:  # the names the lazy table below serves, for readers and tools
+    from vcoder.rendering.pool import AsyncBrowserPool
+    from vcoder.rendering.sync import BrowserPool, get_default_pool, pool_or_private
+
+# the pools load on first use (tests/test_exports.py checks this table against the imports above): importing the
+# package loads no asyncio machinery, starts nothing and registers no exit or fork hook
+_EXPORTS = {
+    "AsyncBrowserPool": "pool",
+    "BrowserPool": "sync",
+    "get_default_pool": "sync",
+    "pool_or_private": "sync",
 }
 
 __all__ = [
@@ -37,13 +44,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vcoder.rendering' has no attribute {name!r}")
+    import importlib
 
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'vcoder.rendering' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"vcoder.rendering.{module}"), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
 
 
 def __dir__() -> list[str]:

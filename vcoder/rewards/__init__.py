@@ -9,6 +9,8 @@ Example:
     >>> # trl.GRPOTrainer(..., reward_funcs=rewards)
 """
 
+from vcoder.rewards.gui import gui_agent_reward, make_gui_agent_reward
+from vcoder.rewards.judge import make_screenshot_judge_reward, screenshot_judge_reward
 from vcoder.rewards.markup import (
     dom_reward,
     format_reward,
@@ -17,6 +19,7 @@ from vcoder.rewards.markup import (
     make_validity_reward,
     validity_reward,
 )
+from vcoder.rewards.orm import make_orm_reward, orm_reward
 from vcoder.rewards.registry import REGISTRY, available_rewards, build_reward, build_rewards
 from vcoder.rewards.settings import RewardSettings
 from vcoder.rewards.visual import (
@@ -36,23 +39,6 @@ from vcoder.rewards.visual import (
     visual_reward,
 )
 
-_AGENT_REWARDS = {
-    "gui_agent_reward": "vcoder.rewards.gui",
-    "make_gui_agent_reward": "vcoder.rewards.gui",
-    "screenshot_judge_reward": "vcoder.rewards.judge",
-    "make_screenshot_judge_reward": "vcoder.rewards.judge",
-}
-
-
-def __getattr__(name: str):
-    # the agent rewards pull in the GUI agent and the HTTP client: import them only when asked for
-    if name in _AGENT_REWARDS:
-        import importlib
-
-        return getattr(importlib.import_module(_AGENT_REWARDS[name]), name)
-    raise AttributeError(f"module 'vcoder.rewards' has no attribute {name!r}")
-
-
 __all__ = [
     "REGISTRY",
     "RewardSettings",
@@ -71,12 +57,14 @@ __all__ = [
     "make_dom_reward",
     "make_format_reward",
     "make_gui_agent_reward",
+    "make_orm_reward",
     "make_position_reward",
     "make_screenshot_judge_reward",
     "make_ssim_reward",
     "make_text_reward",
     "make_validity_reward",
     "make_visual_reward",
+    "orm_reward",
     "position_reward",
     "screenshot_judge_reward",
     "ssim_reward",

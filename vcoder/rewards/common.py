@@ -94,6 +94,7 @@ async def score_rendered(
     needs_layout: bool = False,
     name: str = "reward",
     prepare: Callable[[list[Page], RewardSettings], None] | None = None,
+    prepare_page: Callable[[Page, RewardSettings], None] | None = None,
     **kwargs: Any,
 ) -> list[float | None]:
     """Render each completion's HTML once (shared across rewards) and score it against the sample's reference.
@@ -109,6 +110,9 @@ async def score_rendered(
         name: reward name for log messages.
         prepare: optional ``prepare(pages, settings)`` run once, off the loop, over every rendered page and
             reference of the batch before scoring (e.g. one batched CLIP forward instead of one per page).
+        prepare_page: optional ``prepare_page(page, settings)`` run off the loop on each page and reference as soon
+            as it is rendered, when ``prepare`` is given (the per-page part of the batch work, e.g. CLIP's squash,
+            done while other pages still render instead of after the last one).
         **kwargs: TRL's extra arguments (``trainer_state``, ``log_metric``, other columns: ignored).
 
     Returns:
@@ -145,10 +149,19 @@ async def score_rendered(
     async def one(i: int) -> float | None:
         return await judge(i, await fetch(i))
 
+    async def fetch_prepared(i: int):
+        pair = await fetch(i)
+        if prepare_page is not None and isinstance(pair, tuple):
+            try:
+                await asyncio.to_thread(lambda: [prepare_page(p, settings) for p in pair if p is not None])
+            except Exception:  # the batch preparation (or the scoring) will meet the problem again and report it
+                logger.debug("%s: preparing completion %d failed", name, i, exc_info=True)
+        return pair
+
     if prepare is None:  # score each completion as soon as its render is in (overlaps scoring with rendering)
         results = list(await asyncio.gather(*(one(i) for i in range(n))))
     else:
-        pairs = list(await asyncio.gather(*(fetch(i) for i in range(n))))
+        pairs = list(await asyncio.gather(*(fetch_prepared(i) for i in range(n))))
         pages = [p for pair in pairs if isinstance(pair, tuple) for p in pair if p is not None]
         try:
             await asyncio.to_thread(prepare, pages, settings)
@@ -159,32 +172,21 @@ async def score_rendered(
     return results
 
 
-def reward_factory(
-    func: Callable,
-    *,
-    check: Callable[[RewardSettings], None] | None = None,
-    bind: Callable[[RewardSettings], dict[str, Any]] | None = None,
-) -> Callable:
-    """``make_<name>(**params)`` for an async reward, the one way every vcoder reward is configured.
+def configure(func: Callable, params: dict[str, Any], *, check: Callable[[RewardSettings], None] | None = None):
+    """What every ``make_<name>(**params)`` returns: ``func`` bound to validated ``RewardSettings``.
 
-    The factory takes the flat ``RewardSettings`` parameters (its signature lists them, so ``help()`` shows them),
-    validates them with a did-you-mean on unknown names, runs ``check(settings)`` (e.g. loads CLIP so missing weights
-    fail now) and ``bind(settings)`` (objects the reward needs, e.g. its judge client, built once), and returns a
-    picklable partial that keeps ``func``'s name and TRL's async detection.
+    The flat parameters are validated with a did-you-mean on unknown names, ``check(settings)`` runs now (e.g. it
+    loads CLIP so missing weights fail at build time), and the result is a picklable partial that keeps ``func``'s
+    name and TRL's async detection.
     """
+    settings = RewardSettings.from_params(**params)
+    if check is not None:
+        check(settings)
+    return functools.update_wrapper(functools.partial(func, settings=settings), func)
 
-    def make(**params: Any):
-        settings = RewardSettings.from_params(**params)
-        if check is not None:
-            check(settings)
-        extra = bind(settings) if bind is not None else {}
-        return functools.update_wrapper(functools.partial(func, settings=settings, **extra), func)
 
-    make.__name__ = make.__qualname__ = f"make_{func.__name__}"
-    make.__doc__ = (
-        f"Build a configured ``{func.__name__}`` from flat ``RewardSettings`` parameters (validated now; see "
-        "``vcoder.rewards.RewardSettings`` for each one's meaning)."
-    )
+def takes_reward_settings(make: Callable) -> Callable:
+    """Decorate a ``make_<name>(**params)`` factory so ``help()`` lists every ``RewardSettings`` field it takes."""
     make.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
             inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)

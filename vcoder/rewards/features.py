@@ -33,12 +33,19 @@ def content(page: Page) -> float:
     return page.feature("content", lambda p: float(content_fraction(p.image[::_CONTENT_STRIDE, ::_CONTENT_STRIDE])))
 
 
+def ink_mask(page: Page):
+    """The page's ink mask, shared by its ink profile and its visible-text checks (block preparation)."""
+    from vcoder.metrics import ink_mask as mask_of
+
+    return page.feature("ink_mask", lambda p: mask_of(p.image))
+
+
 def ink(page: Page, *, backed: bool):
     """The page's ink profile: a completion's backed by its own layout, a reference's as its image shows it."""
     from vcoder.metrics import ink_profile
 
     layout = page.layout if backed else None
-    return page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout))
+    return page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout, mask=ink_mask(p)))
 
 
 def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
@@ -46,15 +53,18 @@ def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
 
     The product of the content coverage (``min(1, content_fraction(page) / content_fraction(ref))``: coloured areas
     and text alike) and the ink evidence (``vcoder.metrics.ink_evidence``: visible text, not a canvas drawing, hidden
-    text or bars). 1 when ``evidence_gate`` is off.
+    text or bars). 1 when ``evidence_gate`` is off. Computed once per pair (ssim, clip, dom and visual all use it).
     """
     if not settings.evidence_gate:
         return 1.0
     from vcoder.metrics import ink_evidence
 
-    ref_content = content(ref)
-    coverage = 1.0 if ref_content < _MIN_REFERENCE_CONTENT else min(1.0, content(page) / ref_content)
-    return coverage * ink_evidence(ink(ref, backed=False), ink(page, backed=True))
+    def compute(p: Page) -> float:
+        ref_content = content(ref)
+        coverage = 1.0 if ref_content < _MIN_REFERENCE_CONTENT else min(1.0, content(p) / ref_content)
+        return coverage * ink_evidence(ink(ref, backed=False), ink(p, backed=True))
+
+    return page.feature(f"gate:{ref.key}", compute)
 
 
 def hidden_text(page: Page) -> float:
@@ -93,17 +103,43 @@ def ink_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     return value * imitation_factor(ref, page)
 
 
-def ssim_score(ref: Page, page: Page, settings: RewardSettings) -> float:
-    from vcoder.metrics import ssim
+def grey(page: Page, width: int):
+    """The page as SSIM compares it at ``width`` (resized, grey): once per page, for every comparison."""
+    from vcoder.metrics import grey_at_width
 
-    value = ssim(ref.image, page.image, width=settings.ssim_width)
-    return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
+    return page.feature(f"grey:{width}", lambda p: grey_at_width(p.image, width))
+
+
+def ssim_value(ref: Page, page: Page, settings: RewardSettings) -> float:
+    """``vcoder.metrics.ssim`` of the pair at ``ssim_width``, once per pair, from each page's grey image."""
+    from vcoder.metrics import ssim, ssim_of_greys
+
+    width = settings.ssim_width
+
+    def compute(p: Page) -> float:
+        ref_grey = grey(ref, width)
+        if min(ref_grey.shape) < 7:  # SSIM's window does not fit: ssim() resizes the colour images first
+            return ssim(ref.image, p.image, width=width)
+        return ssim_of_greys(ref_grey, grey(p, width))
+
+    return page.feature(f"ssim:{ref.key}:{width}", compute)
+
+
+def ssim_score(ref: Page, page: Page, settings: RewardSettings) -> float:
+    return ssim_value(ref, page, settings) * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
+
+
+def dom_tour(page: Page) -> list[str]:
+    """The page's Euler tour (``vcoder.metrics.dom_tokens`` of its HTML), parsed once per page."""
+    from vcoder.metrics import dom_tokens
+
+    return page.feature("dom_tour", lambda p: dom_tokens(p.source))
 
 
 def dom_score(ref: Page, page: Page, settings: RewardSettings) -> float:
-    from vcoder.metrics import dom_similarity
+    from vcoder.metrics import tour_similarity
 
-    value = page.feature(f"dom:{ref.key}", lambda p: dom_similarity(ref.source, p.source))
+    value = page.feature(f"dom:{ref.key}", lambda p: tour_similarity(dom_tour(ref), dom_tour(p)))
     return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
 
@@ -112,8 +148,6 @@ def clip_embedder(model: str, pretrained: str | None, tiny: bool, device: str | 
     """One CLIP model per process and configuration (loading it is the expensive part)."""
     from vcoder.models.clip import load_clip
 
-    if tiny and pretrained is not None and not str(pretrained).endswith((".pt", ".pth", ".bin", ".safetensors")):
-        pretrained = None  # a tiny model takes random weights or a checkpoint path, never a hub tag
     return load_clip(model, pretrained, device=device, tiny=tiny)
 
 
@@ -136,14 +170,30 @@ def clip_embedding(page: Page, settings: RewardSettings):
     return page.feature(_clip_key(settings), compute)
 
 
+def clip_square(page: Page, settings: RewardSettings) -> None:
+    """Squash the page to CLIP's input now, as soon as it is rendered (CPU preprocessing only), so the batched
+    forward of ``prepare_clip`` after the step's last render runs the model alone."""
+    embedder = _embedder(settings)
+    if not embedder.resize_on_device and not page.has_feature(_clip_key(settings)):
+        _square(page, embedder)
+
+
+def _square(page: Page, embedder):
+    from vcoder.metrics import squash_to_square
+
+    return page.feature(f"clip_square:{embedder.image_size}", lambda p: squash_to_square(p.image, embedder.image_size))
+
+
 def prepare_clip(pages: list[Page], settings: RewardSettings) -> None:
     """Embed every page of a batch that has no embedding yet in ONE batched forward (vs one per page)."""
     key = _clip_key(settings)
     todo = list({id(p): p for p in pages if not p.has_feature(key)}.values())
     if not todo:
         return
+    embedder = _embedder(settings)
+    squares = None if embedder.resize_on_device else [_square(p, embedder) for p in todo]
     with _CLIP_LOCK:
-        embeddings = _embedder(settings).embed([p.image for p in todo])
+        embeddings = embedder.embed([p.image for p in todo]) if squares is None else embedder.embed_squares(squares)
     for page, emb in zip(todo, embeddings):
         page.put_feature(key, emb)
 
@@ -159,13 +209,21 @@ def clip_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
 
+def blocks(page: Page):
+    """The page's Design2Code blocks (visible text only), prepared once per page: a reference's serve all of its
+    completions."""
+    from vcoder.metrics import page_blocks
+
+    return page.feature("d2c_blocks", lambda p: page_blocks(p.layout, p.image, ink=ink_mask(p)))
+
+
 def block_scores(ref: Page, page: Page) -> Any:
     """Block/Text/Position/Colour of a page against its reference in their training form (computed once per pair;
     see ``BlockMatching.training_scores``)."""
-    from vcoder.metrics import match_blocks
+    from vcoder.metrics import match_prepared_blocks
 
     def compute(p: Page):
-        return match_blocks(ref.layout, p.layout, ref_image=ref.image, pred_image=p.image).training_scores()
+        return match_prepared_blocks(blocks(ref), blocks(p)).training_scores()
 
     return page.feature(f"d2c:{ref.key}", compute)
 

@@ -3,7 +3,7 @@
 WebGen-Bench (Lu et al., 2025) grades a site by letting a GUI agent carry out test cases and answer YES / PARTIAL /
 NO (1 / 0.5 / 0); WebGen-Agent rewards generation steps with that score. Here each completion's HTML is loaded in
 the hermetic pool once per test case (fresh page per case). Structured cases (with ``expect``) are run by
-:class:`~vcoder.agents.scripted.ScriptedPolicy`; natural-language cases by :class:`~vcoder.agents.vlm_policy.
+:class:`~vcoder.gui.scripted.ScriptedPolicy`; natural-language cases by :class:`~vcoder.gui.vlm_policy.
 VLMPolicy` when an agent endpoint is configured (``gui_base_url`` / ``gui_model``), else they are not graded. The
 reward is the mean verdict over the graded cases.
 
@@ -22,9 +22,10 @@ import asyncio
 import functools
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from vcoder.rewards.common import column, completion_text, reward_factory
+from vcoder.rewards.common import column, completion_text, configure, takes_reward_settings
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ async def gui_agent_reward(
         completions: model outputs, strings or conversational ``[{"role": "assistant", "content": ...}]``.
         test_cases: the dataset column: per completion, a list of case dicts (or a JSON string of one), each with a
             ``task`` and either ``steps``/``expect`` (scripted) or an ``expected_result`` in words (VLM agent; see
-            :class:`vcoder.agents.policy.TestCase`); None or empty for samples without cases.
+            :class:`vcoder.gui.policy.TestCase`); None or empty for samples without cases.
         settings: ``gui_*`` limits and endpoint, ``render_*`` viewport and load timeout (``make_gui_agent_reward``).
         **kwargs: other dataset columns and TRL extras; with ``verdict_log`` set, ``task_id``/``id``,
             ``instruction``, ``prompts`` and ``trainer_state`` name each logged verdict (one record per distinct
@@ -79,8 +80,8 @@ async def _const(value: Any) -> Any:
 
 def _log_verdicts(log: str, graded: dict, n: int, instruction: Any, kwargs: dict[str, Any]) -> None:
     """Append one record per distinct graded page (those the agents could judge) to the verdict log."""
-    from vcoder.agents.verdict_writing import append_record, site_record
-    from vcoder.rewards.verdict_log import sample_tasks, step_meta
+    from vcoder.rewards.verdict_columns import sample_tasks, step_meta
+    from vcoder.verdicts.writing import append_record, site_record
 
     try:
         tasks = sample_tasks(n, instruction=instruction, kwargs=kwargs)
@@ -108,7 +109,7 @@ def _log_verdicts(log: str, graded: dict, n: int, instruction: Any, kwargs: dict
 
 def _prepare(completion: Any, cases: Any, *, with_vlm: bool) -> tuple[Any, tuple | None]:
     """(constant result, None) when no browser is needed, else (memo key, (html, parsed cases))."""
-    from vcoder.agents.policy import CaseError, parse_cases
+    from vcoder.gui.policy import CaseError, parse_cases
     from vcoder.metrics.extract import extract_html
 
     try:
@@ -158,9 +159,9 @@ def _chat_client(base_url: str, model: str, timeout_ms: int):
 
 async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[float | None, tuple]:
     """The page's mean verdict and its ``(case, result)`` pairs; ``(None, ())`` when it could not be judged."""
-    from vcoder.agents.runner import InfrastructureError, arun_cases
-    from vcoder.agents.scripted import ScriptedPolicy
-    from vcoder.agents.vlm_policy import VLMPolicy
+    from vcoder.gui.runner import InfrastructureError, arun_cases
+    from vcoder.gui.scripted import ScriptedPolicy
+    from vcoder.gui.vlm_policy import VLMPolicy
     from vcoder.rendering import get_default_pool
 
     scripted = [c for c in cases if c.scriptable]
@@ -200,4 +201,7 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     return min(1.0, max(0.0, sum(r.verdict.score for _, r in pairs) / len(pairs))), pairs
 
 
-make_gui_agent_reward = reward_factory(gui_agent_reward)
+@takes_reward_settings
+def make_gui_agent_reward(**params: Any) -> Callable:
+    """Build a configured ``gui_agent_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(gui_agent_reward, params)

@@ -2,7 +2,7 @@
 
 WebGen-Agent (Lu et al., 2025) grades each step's screenshot 0-5 with a VLM; here the grade is /5. The page is
 rendered once through the shared reward context (the same render the other rewards use), then sent to a
-:class:`~vcoder.agents.judge.ScreenshotJudge` with the sample's ``instruction`` and/or reference ``image``.
+:class:`~vcoder.gui.judge.ScreenshotJudge` with the sample's ``instruction`` and/or reference ``image``.
 No HTML or a page that fails to render by its own fault: 0.0. No endpoint configured, server errors, unparseable
 grades or a browser failure: None (TRL skips it). Never raises on model output.
 
@@ -17,13 +17,14 @@ import asyncio
 import functools
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
-from vcoder.agents.judge import ScreenshotJudge
-from vcoder.rewards.common import column, render_completion, reward_factory
+from vcoder.gui.judge import ScreenshotJudge
+from vcoder.rewards.common import column, configure, render_completion, takes_reward_settings
 from vcoder.rewards.context import Page, get_context
 from vcoder.rewards.settings import RewardSettings
-from vcoder.rewards.verdict_log import sample_tasks, step_meta
+from vcoder.rewards.verdict_columns import sample_tasks, step_meta
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ async def screenshot_judge_reward(
 
 def _log_verdict(log: str, page: Page, grade: float, task: tuple[str | None, str], kwargs: dict[str, Any]) -> None:
     """Append the judge's grade of one page (its screenshot kept beside the log) to the verdict log."""
-    from vcoder.agents.verdict_writing import append_record, keep_screenshot, site_record
+    from vcoder.verdicts.writing import append_record, keep_screenshot, site_record
 
     make = functools.partial(
         site_record,
@@ -143,4 +144,7 @@ def _check(settings: RewardSettings) -> None:
         )
 
 
-make_screenshot_judge_reward = reward_factory(screenshot_judge_reward, check=_check)
+@takes_reward_settings
+def make_screenshot_judge_reward(**params: Any) -> Callable:
+    """Build a configured ``screenshot_judge_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(screenshot_judge_reward, params, check=_check)

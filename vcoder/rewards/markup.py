@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from vcoder.rewards import features
-from vcoder.rewards.common import column, completion_text, reward_factory, score_rendered
+from vcoder.rewards.common import column, completion_text, configure, score_rendered, takes_reward_settings
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -89,6 +90,19 @@ async def dom_reward(
     return await asyncio.to_thread(lambda: [score(i, c) for i, c in enumerate(completions)])
 
 
-make_format_reward = reward_factory(format_reward)
-make_validity_reward = reward_factory(validity_reward)
-make_dom_reward = reward_factory(dom_reward)
+@takes_reward_settings
+def make_format_reward(**params: Any) -> Callable:
+    """Build a configured ``format_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(format_reward, params)
+
+
+@takes_reward_settings
+def make_validity_reward(**params: Any) -> Callable:
+    """Build a configured ``validity_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(validity_reward, params)
+
+
+@takes_reward_settings
+def make_dom_reward(**params: Any) -> Callable:
+    """Build a configured ``dom_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(dom_reward, params)

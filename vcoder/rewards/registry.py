@@ -1,4 +1,4 @@
-"""Short reward names -> factories, built lazily; dotted paths load a user's own reward.
+"""Short reward names -> their factories; dotted paths load a user's own reward.
 
 Example:
     >>> from vcoder.rewards import build_rewards
@@ -8,29 +8,42 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-# name -> "module:factory"; factories take flat RewardSettings parameters (or their own, for agent rewards)
-REGISTRY: dict[str, str] = {
-    "format": "vcoder.rewards.markup:make_format_reward",
-    "validity": "vcoder.rewards.markup:make_validity_reward",
-    "dom": "vcoder.rewards.markup:make_dom_reward",
-    "ssim": "vcoder.rewards.visual:make_ssim_reward",
-    "clip": "vcoder.rewards.visual:make_clip_reward",
-    "block": "vcoder.rewards.visual:make_block_reward",
-    "text": "vcoder.rewards.visual:make_text_reward",
-    "position": "vcoder.rewards.visual:make_position_reward",
-    "color": "vcoder.rewards.visual:make_color_reward",
-    "visual": "vcoder.rewards.visual:make_visual_reward",
-    "gui_agent": "vcoder.rewards.gui:make_gui_agent_reward",
-    "screenshot_judge": "vcoder.rewards.judge:make_screenshot_judge_reward",
-    # vcoder.orm sits above rewards (it renders through their shared context): named by path, imported on use
-    "orm": "vcoder.orm.reward:make_orm_reward",
+from vcoder.rewards.gui import make_gui_agent_reward
+from vcoder.rewards.judge import make_screenshot_judge_reward
+from vcoder.rewards.markup import make_dom_reward, make_format_reward, make_validity_reward
+from vcoder.rewards.orm import make_orm_reward
+from vcoder.rewards.visual import (
+    make_block_reward,
+    make_clip_reward,
+    make_color_reward,
+    make_position_reward,
+    make_ssim_reward,
+    make_text_reward,
+    make_visual_reward,
+)
+from vcoder.suggest import did_you_mean
+
+# name -> factory; factories take flat RewardSettings parameters (or their own, for agent rewards)
+REGISTRY: dict[str, Callable[..., Callable]] = {
+    "format": make_format_reward,
+    "validity": make_validity_reward,
+    "dom": make_dom_reward,
+    "ssim": make_ssim_reward,
+    "clip": make_clip_reward,
+    "block": make_block_reward,
+    "text": make_text_reward,
+    "position": make_position_reward,
+    "color": make_color_reward,
+    "visual": make_visual_reward,
+    "gui_agent": make_gui_agent_reward,
+    "screenshot_judge": make_screenshot_judge_reward,
+    "orm": make_orm_reward,
 }
 
 
@@ -73,14 +86,12 @@ def build_reward(name: str, **params: Any) -> Callable:
         raise ValueError(f"reward name must be a non-empty string, got {name!r}")
     name = name.strip()
     if name in REGISTRY:
-        factory = _load(REGISTRY[name])
-        return factory(**params)
+        return REGISTRY[name](**params)
     if name.endswith("_reward") and name[: -len("_reward")] in REGISTRY:
         return build_reward(name[: -len("_reward")], **params)
     if "." not in name and ":" not in name:
-        close = difflib.get_close_matches(name, list(REGISTRY), n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise ValueError(f"unknown reward {name!r}.{hint} Known: {', '.join(available_rewards())}, or a dotted path.")
+        hint = did_you_mean(name, REGISTRY, n=3, cutoff=0.5)
+        raise ValueError(f"unknown reward {name!r}{hint}; known: {', '.join(available_rewards())}, or a dotted path")
     obj = _load(name)
     if not callable(obj):
         raise ValueError(f"reward {name!r} resolves to a non-callable {type(obj).__name__}")

@@ -13,10 +13,11 @@ deleting content can only lower them. The whole-image rewards (SSIM, CLIP) are s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from vcoder.rewards import features
-from vcoder.rewards.common import reward_factory, score_rendered
+from vcoder.rewards.common import configure, score_rendered, takes_reward_settings
 from vcoder.rewards.settings import RewardSettings
 
 _DEFAULT = RewardSettings()
@@ -53,6 +54,7 @@ async def clip_reward(
         html=html,
         name="clip_reward",
         prepare=features.prepare_clip,
+        prepare_page=features.clip_square,
         **kwargs,
     )
 
@@ -128,6 +130,7 @@ async def visual_reward(
         html=html,
         name="visual_reward",
         prepare=features.prepare_clip if features.uses_clip(settings, "visual") else None,
+        prepare_page=features.clip_square if features.uses_clip(settings, "visual") else None,
         **kwargs,
     )
 
@@ -143,10 +146,43 @@ def _check_visual_clip(settings: RewardSettings) -> None:
         _check_clip(settings)
 
 
-make_ssim_reward = reward_factory(ssim_reward)
-make_clip_reward = reward_factory(clip_reward, check=_check_clip)
-make_block_reward = reward_factory(block_reward)
-make_text_reward = reward_factory(text_reward)
-make_position_reward = reward_factory(position_reward)
-make_color_reward = reward_factory(color_reward)
-make_visual_reward = reward_factory(visual_reward, check=_check_visual_clip)
+@takes_reward_settings
+def make_ssim_reward(**params: Any) -> Callable:
+    """Build a configured ``ssim_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(ssim_reward, params)
+
+
+@takes_reward_settings
+def make_clip_reward(**params: Any) -> Callable:
+    """Build a configured ``clip_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(clip_reward, params, check=_check_clip)
+
+
+@takes_reward_settings
+def make_block_reward(**params: Any) -> Callable:
+    """Build a configured ``block_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(block_reward, params)
+
+
+@takes_reward_settings
+def make_text_reward(**params: Any) -> Callable:
+    """Build a configured ``text_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(text_reward, params)
+
+
+@takes_reward_settings
+def make_position_reward(**params: Any) -> Callable:
+    """Build a configured ``position_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(position_reward, params)
+
+
+@takes_reward_settings
+def make_color_reward(**params: Any) -> Callable:
+    """Build a configured ``color_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(color_reward, params)
+
+
+@takes_reward_settings
+def make_visual_reward(**params: Any) -> Callable:
+    """Build a configured ``visual_reward`` from flat ``RewardSettings`` parameters (validated now)."""
+    return configure(visual_reward, params, check=_check_visual_clip)

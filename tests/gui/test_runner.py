@@ -1,0 +1,43 @@
+"""run_cases on real hermetic Chromium pages: a fresh page per case, load failures, the WebGen-Bench score."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gui.probe import PAGE
+from vcoder.gui.policy import Verdict
+from vcoder.gui.runner import run_cases
+from vcoder.gui.scripted import ScriptedPolicy
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+
+
+def test_each_case_gets_a_fresh_page():
+    # every case loads the page anew: localStorage and DOM state from one case never reach the next
+    cases = [
+        {
+            "task": f"visit {i}",
+            "steps": [{"action": "click", "target": "#buy"}] if i == 0 else [],
+            "expect": [{"target": "#out", "text": "none"}],
+        }
+        for i in range(3)
+    ]
+    counter = PAGE.replace('<p id="out">none</p>', '<p id="out">none</p><p id="visits"></p>').replace(
+        "</script>",
+        "document.getElementById('visits').textContent = 'visits ' + localStorage.getItem('visits');</script>",
+    )
+    cases = [{**c, "expect": c["expect"] + [{"target": "#visits", "text": "visits 1"}]} for c in cases]
+    results, _ = run_cases(counter, cases, policy=ScriptedPolicy())
+    assert [r.verdict for r in results] == [Verdict.PARTIAL, Verdict.YES, Verdict.YES]
+
+
+def test_a_page_that_never_loads_scores_no_on_every_case():
+    stuck = "<html><body><script>while (true) {}</script></body></html>"
+    cases = [
+        {"task": "a", "expect": [{"target": "body", "count": 1}]},
+        {"task": "b", "expect": [{"target": "p", "count": 0}]},
+    ]
+    results, score = run_cases(stuck, cases, policy=ScriptedPolicy(), load_timeout_ms=1500)
+    # the pool either gives up on the load, or hands over a page whose main thread never answers: NO either way
+    assert score == 0.0
+    assert all(r.verdict is Verdict.NO and r.error.startswith(("load:", "page hung")) for r in results)

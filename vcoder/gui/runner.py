@@ -1,0 +1,147 @@
+"""Run a page's test cases with a policy: each case on a fresh load of the page, through the hermetic pool.
+
+``arun_cases`` is the implementation (async, used by ``gui_agent_reward``); ``run_cases`` is the blocking form for
+scripts and the CLI. The score is WebGen-Bench accuracy: mean verdict score, (YES + 0.5 PARTIAL) / cases.
+
+Example:
+    >>> from vcoder.gui.runner import run_cases  # doctest: +SKIP
+    >>> from vcoder.gui.scripted import ScriptedPolicy  # doctest: +SKIP
+    >>> results, score = run_cases(html, cases, policy=ScriptedPolicy())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from vcoder.gui.env import GuiEnv
+from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict, mean_score, parse_cases
+
+logger = logging.getLogger(__name__)
+
+#: seconds over the episode deadline before the runner cancels a policy that ignores it
+GRACE_S = 2.0
+
+
+class InfrastructureError(RuntimeError):
+    """The browser itself failed (would not start, died twice): nothing can be said about the page."""
+
+
+async def arun_cases(
+    html: str,
+    cases: Any,
+    *,
+    policy: Policy,
+    pool: Any = None,
+    width: int = 1280,
+    height: int = 720,
+    step_limit: int = 15,
+    deadline_ms: float = 20_000,
+    action_timeout_ms: int = 3000,
+    load_timeout_ms: int = 10000,
+    base_dir: str | None = None,
+) -> tuple[list[CaseResult], float]:
+    """Run every case on its own fresh load of ``html`` (cases run concurrently, bounded by the pool's pages).
+
+    Args:
+        html: the page.
+        cases: ``TestCase`` objects, case dicts or a JSON string of them (validated first).
+        policy: the policy that carries the cases out.
+        pool: an ``AsyncBrowserPool`` or ``BrowserPool`` (default: ``get_default_pool()``); works from any event
+            loop (the episode runs on the pool's own loop, where its pages live).
+        width, height: viewport in px.
+        step_limit: actions per case (WebGen-Bench: 15).
+        deadline_ms: wall-clock budget per case, in ms.
+        action_timeout_ms: budget per action.
+        load_timeout_ms: budget for loading the page.
+        base_dir: folder whose files the page may load by relative URL (images beside the HTML file).
+
+    Returns:
+        ``(results, score)``: one ``CaseResult`` per case in order, and the mean verdict score in [0, 1]. A page
+        that fails to load gives every case NO with the load error.
+
+    Raises:
+        CaseError: invalid cases.
+        InfrastructureError: the browser could not be started or died (not the page's fault).
+    """
+    cases = parse_cases(cases)
+    apool = _async_pool(pool)
+    opts = _Options(width, height, step_limit, deadline_ms, action_timeout_ms, load_timeout_ms, base_dir)
+    from vcoder.rendering import BrowserUnavailable
+
+    try:
+        # Playwright pages belong to the loop that made them: run the whole episode there (TRL awaits from its own)
+        results = await apool.run_on_loop(_run_all, html, cases, policy, apool, opts)
+    except BrowserUnavailable as exc:  # a closed pool, a stopped loop: nothing can be said about the page
+        raise InfrastructureError(str(exc)) from exc
+    return results, mean_score(results)
+
+
+def run_cases(html: str, cases: Any, *, policy: Policy, pool: Any = None, **kwargs) -> tuple[list[CaseResult], float]:
+    """Blocking ``arun_cases`` (same arguments); must not be called from inside a running event loop."""
+    from vcoder.rendering import get_default_pool
+
+    pool = pool if pool is not None else get_default_pool()
+    # a BrowserPool's pages live on its background loop; arun_cases hands the episode over to it, this loop waits
+    return asyncio.run(arun_cases(html, cases, policy=policy, pool=pool, **kwargs))
+
+
+def _async_pool(pool: Any) -> Any:
+    if pool is None:
+        from vcoder.rendering import get_default_pool
+
+        pool = get_default_pool()
+    return getattr(pool, "async_pool", pool)
+
+
+@dataclass(frozen=True)
+class _Options:
+    width: int
+    height: int
+    step_limit: int
+    deadline_ms: float
+    action_timeout_ms: int
+    load_timeout_ms: int
+    base_dir: str | None
+
+
+async def _run_all(html: str, cases: list[TestCase], policy: Policy, apool, opts: _Options) -> list[CaseResult]:
+    try:
+        await apool.start()
+    except Exception as exc:
+        raise InfrastructureError(f"the browser pool could not start: {exc}") from exc
+    return list(await asyncio.gather(*(_run_one(html, c, policy, apool, opts) for c in cases)))
+
+
+async def _run_one(html: str, case: TestCase, policy: Policy, apool, opts: _Options) -> CaseResult:
+    deadline_ms = opts.deadline_ms
+    try:
+        async with apool.open_page(
+            html, width=opts.width, height=opts.height, timeout_ms=opts.load_timeout_ms, base_dir=opts.base_dir
+        ) as page:
+            env = GuiEnv(
+                page, step_limit=opts.step_limit, deadline_ms=deadline_ms, action_timeout_ms=opts.action_timeout_ms
+            )
+            try:
+                result = await asyncio.wait_for(policy.run_case(env, case), deadline_ms / 1000 + GRACE_S)
+            except asyncio.TimeoutError:
+                env.page_broken = True
+                result = CaseResult(
+                    case.task, Verdict.NO, env.steps_taken, f"deadline: case exceeded {deadline_ms:g} ms"
+                )
+            except Exception as exc:  # a policy bug must not take the other cases down
+                logger.warning("policy %s raised on case %r", policy.name, case.task, exc_info=True)
+                result = CaseResult(
+                    case.task, Verdict.NO, env.steps_taken, f"policy error: {type(exc).__name__}: {exc}"
+                )
+            env.close()
+            if env.page_broken:
+                await apool.discard_page(page)  # the pool replaces the hung tab's slot instead of handing it on
+            return result
+    except RuntimeError as exc:
+        message = str(exc)
+        if any(s in message for s in ("Chromium died", "pool's own event loop", "has been closed")):
+            raise InfrastructureError(message) from exc
+        return CaseResult(case.task, Verdict.NO, 0, f"load: {message}")

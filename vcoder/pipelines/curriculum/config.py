@@ -1,0 +1,262 @@
+"""The curriculum's recipe: one flat YAML mapping, checked with did-you-mean, fingerprinted for resumption.
+
+A curriculum recipe names the training recipe it runs each phase (``train_recipe``: a one-shot GRPO or Step-GRPO
+YAML, parsed by that pipeline's own parser) and adds the WebRL settings: the task space, the success threshold, the
+band, the task writer, the predictor and the replay filter. ``train_overrides`` are flags for the training recipe
+(``max_steps``, ``learning_rate``, ...); the curriculum itself sets ``model_name_or_path`` (the previous phase's
+policy), ``output_dir`` (the phase folder) and ``beta``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from vcoder.suggest import did_you_mean, unknown_names
+
+TRAINERS = ("grpo", "step_grpo")
+ALGORITHMS = ("grpo", "webrl")
+PREDICTORS = ("kind", "orm", "critic")
+#: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
+OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
+
+
+class CurriculumConfigError(ValueError):
+    """A curriculum recipe that cannot configure a run; the message names the key and the fix."""
+
+
+@dataclass(frozen=True)
+class CurriculumConfig:
+    """Settings of a WebRL-style curriculum run (every field flat, so a recipe is one YAML mapping)."""
+
+    train_recipe: str = field(metadata={"help": "The training recipe run each phase (configs/... YAML)."})
+    model_name_or_path: str = field(metadata={"help": "The phase-0 policy (later phases start from the last one)."})
+    trainer: str = field(default="grpo", metadata={"help": f"Which pipeline trains a phase, one of {TRAINERS}."})
+    algorithm: str = field(
+        default="grpo",
+        metadata={
+            "help": f"The update, one of {ALGORITHMS}: TRL's GRPO loss with a KL term, or WebRL's actor-critic "
+            "objective (vcoder.pipelines.curriculum.webrl_trainer; trainer grpo only)."
+        },
+    )
+    critic_learning_rate: float = field(
+        default=1e-3, metadata={"help": "algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3)."}
+    )
+    train_overrides: dict[str, Any] = field(
+        default_factory=dict, metadata={"help": "Flags for the training recipe (e.g. {max_steps: 4})."}
+    )
+    phases: int = field(default=3, metadata={"help": "Phases to run."})
+    beta: float = field(default=0.04, metadata={"help": "KL weight to the previous phase's policy (> 0)."})
+    kinds: list[str] = field(
+        default_factory=lambda: ["screenshot-0", "screenshot-1"],
+        metadata={"help": "Offline task kinds: screenshot-<difficulty 0-3> (grpo) or interactive kinds (step_grpo)."},
+    )
+    initial_pool_size: int = field(default=8, metadata={"help": "Tasks in phase 0's pool (cycling through kinds)."})
+    new_tasks_per_phase: int = field(default=4, metadata={"help": "Candidate tasks written or generated per phase."})
+    task_seed: int = field(default=0, metadata={"help": "Seed of the offline generators."})
+    success_reward: str = field(
+        default="block", metadata={"help": "grpo: the reward (one of the recipe's reward_funcs) that decides success."}
+    )
+    success_threshold: float = field(default=0.5, metadata={"help": "A rollout succeeds when its score >= this."})
+    band_low: float = field(default=0.05, metadata={"help": "Lowest predicted success a new task may have (WebRL)."})
+    band_high: float = field(default=0.75, metadata={"help": "Highest predicted success a new task may have."})
+    ngram: int = field(default=3, metadata={"help": "Word n-gram size of the near-duplicate check."})
+    max_ngram_overlap: float = field(
+        default=0.6, metadata={"help": "A candidate sharing more than this share of its n-grams with a task is a dup."}
+    )
+    predictor: str = field(
+        default="kind",
+        metadata={"help": f"Success predictor of candidates, one of {PREDICTORS} (orm needs orm_model)."},
+    )
+    predictor_samples: int = field(default=4, metadata={"help": "orm predictor: policy samples per candidate."})
+    orm_model: str | None = field(
+        default=None, metadata={"help": "An ORM folder (vcoder orm train): predictor/report."}
+    )
+    writer_base_url: str | None = field(
+        default=None, metadata={"help": "OpenAI-compatible endpoint of the task-writing LLM (None: offline only)."}
+    )
+    writer_model: str | None = field(default=None, metadata={"help": "The task writer's model name."})
+    writer_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one task-writing request."})
+    writer_max_retries: int = field(default=1, metadata={"help": "Retries of a failed task-writing request."})
+    writer_failures_shown: int = field(default=3, metadata={"help": "Failed tasks shown in one writing request."})
+    writer_requests: int = field(default=2, metadata={"help": "Task-writing requests per phase."})
+    writer_temperature: float = field(default=0.8, metadata={"help": "Sampling temperature of the task writer."})
+    writer_extra_body: dict[str, Any] | None = field(
+        default=None,
+        metadata={"help": "Extra JSON fields of each writing request (e.g. transformers serve's generation_config)."},
+    )
+    replay_weight: float = field(default=0.5, metadata={"help": "Weight of the replay NLL term in the loss (0: off)."})
+    replay_low: float = field(default=0.5, metadata={"help": "Replay keeps geometric-mean probability > this."})
+    replay_high: float = field(default=0.95, metadata={"help": "... and <= this (WebRL: (0.5, 0.95])."})
+    replay_batch_size: int = field(default=2, metadata={"help": "Replay samples added to each training step."})
+    replay_max_items: int = field(default=256, metadata={"help": "Most successes the buffer keeps (newest first)."})
+
+    def __post_init__(self) -> None:
+        if self.trainer not in TRAINERS:
+            raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
+        if self.predictor not in PREDICTORS:
+            raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
+        if self.algorithm not in ALGORITHMS:
+            raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
+        if self.algorithm == "webrl" and self.trainer != "grpo":
+            raise CurriculumConfigError(
+                f"algorithm=webrl with trainer={self.trainer}: WebRL's objective is implemented for one-shot GRPO "
+                "(one-step trajectories); use trainer: grpo, or algorithm: grpo for Step-GRPO"
+            )
+        if self.predictor == "critic" and self.algorithm != "webrl":
+            raise CurriculumConfigError(
+                f"predictor=critic with algorithm={self.algorithm}: only WebRL trains a critic; set algorithm: webrl "
+                "or predictor: kind"
+            )
+        if not self.critic_learning_rate > 0:
+            raise CurriculumConfigError(f"critic_learning_rate={self.critic_learning_rate!r} must be > 0")
+        if not self.beta > 0:
+            raise CurriculumConfigError(
+                f"beta={self.beta!r}: the curriculum's update is KL-constrained to the previous phase's policy; "
+                "give beta > 0 (WebRL-style, e.g. 0.04)"
+            )
+        for name in ("phases", "initial_pool_size", "ngram", "writer_requests", "writer_failures_shown"):
+            if getattr(self, name) < 1:
+                raise CurriculumConfigError(f"{name}={getattr(self, name)!r} must be at least 1")
+        for name in ("new_tasks_per_phase", "replay_batch_size", "replay_max_items", "writer_max_retries"):
+            if getattr(self, name) < 0:
+                raise CurriculumConfigError(f"{name}={getattr(self, name)!r} must be >= 0")
+        if not 0.0 <= self.band_low < self.band_high <= 1.0:
+            raise CurriculumConfigError(
+                f"band [{self.band_low}, {self.band_high}] must satisfy 0 <= band_low < band_high <= 1 (WebRL: 0.05, 0.75)"
+            )
+        if not 0.0 <= self.replay_low < self.replay_high <= 1.0:
+            raise CurriculumConfigError(
+                f"replay window ({self.replay_low}, {self.replay_high}] must satisfy 0 <= low < high <= 1 (WebRL: 0.5, 0.95)"
+            )
+        if not 0.0 < self.success_threshold <= 1.0:
+            raise CurriculumConfigError(f"success_threshold={self.success_threshold!r} must lie in (0, 1]")
+        if not 0.0 < self.max_ngram_overlap <= 1.0:
+            raise CurriculumConfigError(f"max_ngram_overlap={self.max_ngram_overlap!r} must lie in (0, 1]")
+        if self.replay_weight < 0:
+            raise CurriculumConfigError(f"replay_weight={self.replay_weight!r} must be >= 0 (0 switches replay off)")
+        if self.trainer == "step_grpo" and self.replay_weight > 0:
+            raise CurriculumConfigError(
+                f"replay_weight={self.replay_weight} with trainer=step_grpo: a recorded Step-GRPO trajectory reaches the "
+                "rewards as one decoded text in which the model's turns and the environment's feedback are mixed (TRL "
+                "keeps env_mask from the rewards), so it cannot be replayed as the model's own reply; set "
+                "replay_weight: 0 for Step-GRPO (replay works with trainer=grpo)"
+            )
+        if self.writer_timeout_ms <= 0:
+            raise CurriculumConfigError(f"writer_timeout_ms={self.writer_timeout_ms!r} must be positive (ms)")
+        if (self.writer_base_url is None) != (self.writer_model is None):
+            raise CurriculumConfigError(
+                "writer_base_url and writer_model go together: give both (an OpenAI-compatible endpoint and its model "
+                "name) or neither (offline generators only)"
+            )
+        if self.trainer == "grpo" and self.uses_writer:
+            raise CurriculumConfigError(
+                f"writer_base_url={self.writer_base_url!r} with trainer=grpo: the task writer writes site tasks "
+                "(instruction + test cases), which one-shot GRPO on screenshots has no page to train on; use "
+                "trainer: step_grpo with a writer, or drop writer_base_url/writer_model (offline generators)"
+            )
+        if self.predictor == "orm" and not self.orm_model:
+            raise CurriculumConfigError("predictor: orm needs orm_model (an ORM folder from `vcoder orm train`)")
+        owned = [key for key in self.train_overrides if key in OWNED_FLAGS]
+        if owned:
+            raise CurriculumConfigError(
+                f"train_overrides sets {owned}, which the curriculum sets per phase; use model_name_or_path / beta "
+                "at the top level and --out for the folder"
+            )
+        from vcoder.pipelines.curriculum.tasks import check_kinds
+
+        check_kinds(self.kinds, trainer=self.trainer)
+
+    @property
+    def uses_writer(self) -> bool:
+        """True when an instruction-writing LLM endpoint is configured."""
+        return self.writer_base_url is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON values."""
+        return dataclasses.asdict(self)
+
+    def fingerprint(self) -> str:
+        """A digest of every setting except ``phases`` (a run may be extended with more phases)."""
+        data = {k: v for k, v in self.to_dict().items() if k != "phases"}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def differences(self, other: dict[str, Any]) -> list[str]:
+        """``key: theirs -> ours`` for every setting (but ``phases``) that differs from ``other``."""
+        ours = self.to_dict()
+        keys = sorted((set(ours) | set(other)) - {"phases"})
+        return [f"{k}: {other.get(k)!r} -> {ours.get(k)!r}" for k in keys if other.get(k) != ours.get(k)]
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    return f"{name}={value!r} is unknown{did_you_mean(value, choices)}; choose one of {', '.join(choices)}"
+
+
+def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe") -> CurriculumConfig:
+    """Build the config from a mapping, refusing unknown keys with a did-you-mean and missing required ones."""
+    known = [f.name for f in dataclasses.fields(CurriculumConfig)]
+    unknown = [key for key in data if key not in known]
+    if unknown:
+        raise CurriculumConfigError(
+            f"{where}: unknown key(s) {unknown_names(unknown, known)}; the curriculum's keys are {', '.join(known)}; training "
+            "flags go under train_overrides"
+        )
+    missing = [k for k in ("train_recipe", "model_name_or_path") if not data.get(k)]
+    if missing:
+        raise CurriculumConfigError(f"{where}: {missing} must be set (the training recipe and the phase-0 policy)")
+    if not isinstance(data.get("train_overrides", {}), dict):
+        raise CurriculumConfigError(f"{where}: train_overrides must be a mapping of flag: value")
+    if not isinstance(data.get("writer_extra_body") or {}, dict):
+        raise CurriculumConfigError(f"{where}: writer_extra_body must be a mapping of JSON fields")
+    for f in dataclasses.fields(CurriculumConfig):
+        # a number given as text (`--set phases=two`) is named here, not as a TypeError inside __post_init__
+        number = isinstance(f.default, (int, float)) and not isinstance(f.default, bool)
+        value = data.get(f.name)
+        if number and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise CurriculumConfigError(f"{where}: {f.name}={value!r} must be a number (default {f.default!r})")
+    return CurriculumConfig(**data)
+
+
+def load_config(path: str, *, overrides: dict[str, Any] | None = None) -> CurriculumConfig:
+    """Read a curriculum YAML recipe (plus overrides) and check it.
+
+    Raises:
+        CurriculumConfigError: a missing file, bad YAML, an unknown key (with a suggestion) or a bad value.
+    """
+    from vcoder.pipelines.recipes import load_yaml_mapping
+
+    data = load_yaml_mapping(path, what="curriculum recipe", see="configs/curriculum/", error=CurriculumConfigError)
+    data.update(overrides or {})
+    return config_from_mapping(data, where=f"curriculum recipe {path!r}")
+
+
+def train_argv(config: CurriculumConfig, *, model: str, output_dir: str) -> list[str]:
+    """Command-line arguments of one phase's training recipe (the recipe, the overrides, the owned flags)."""
+    argv = ["--config", config.train_recipe]
+    for key, value in config.train_overrides.items():
+        values = value if isinstance(value, list) else [value]
+        argv += [f"--{key}", *[str(v) for v in values]]
+    argv += ["--model_name_or_path", model, "--output_dir", output_dir, "--beta", str(config.beta)]
+    argv += ["--save_strategy", "no"]  # a phase resumes from its start; the phase's model/ is its one save
+    return argv
+
+
+def parse_train_recipe(config: CurriculumConfig, *, model: str, output_dir: str) -> tuple:
+    """``(script_args, training_args, model_args)`` of one phase, parsed by the trainer's own parser."""
+    from vcoder.pipelines.recipes import parse_recipe
+
+    if config.trainer == "grpo":
+        from vcoder.pipelines.grpo.train import make_parser
+    else:
+        from vcoder.pipelines.step_grpo.train import make_parser
+    parsed = parse_recipe(make_parser(), train_argv(config, model=model, output_dir=output_dir))
+    script_args = parsed[0]
+    if config.trainer == "grpo" and config.success_reward not in script_args.reward_funcs:
+        raise CurriculumConfigError(
+            f"success_reward={config.success_reward!r} is not one of the training recipe's reward_funcs "
+            f"{script_args.reward_funcs}; pick one of those (its score decides which rollouts succeeded)"
+        )
+    return parsed

@@ -1,0 +1,165 @@
+"""The curriculum's tasks: the offline task space, the per-kind mix that keeps a phase in the band, training rows.
+
+A task is a plain JSON mapping ``{"id", "kind", "source", "instruction", "test_cases", "seed"}``:
+
+- ``screenshot-<d>`` (one-shot GRPO): the synthetic page ``generate_page(seed, difficulty=d)``; the policy sees its
+  screenshot and writes the HTML; ``test_cases`` is empty.
+- an interactive kind (``counter``, ``todo``, ... for Step-GRPO): :func:`vcoder.data.site_tasks.site_task`'s
+  instruction and structured test cases; the policy must build the page.
+- ``llm`` (Step-GRPO): written by the task-writing LLM in the WebGen-Bench form (instruction + test cases).
+
+Offline, the generators are the task space and the next phase's mix is chosen by per-kind success
+(:func:`choose_mix`): kinds whose success rate lies in the band first, nearest the band's middle first.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vcoder.suggest import unknown_names
+
+SCREENSHOT_PREFIX = "screenshot-"
+LLM_KIND = "llm"
+
+
+def interactive_kinds() -> tuple[str, ...]:
+    """The interactive page kinds of :mod:`vcoder.data.interactive`."""
+    from vcoder.data.interactive import KINDS
+
+    return KINDS
+
+
+def check_kinds(kinds: Sequence[str], *, trainer: str) -> None:
+    """Refuse kinds the trainer cannot train on (grpo: screenshot-0..3; step_grpo: interactive kinds)."""
+
+    if not kinds:
+        raise ValueError("kinds is empty; name at least one offline task kind, e.g. [screenshot-0]")
+    allowed = tuple(f"{SCREENSHOT_PREFIX}{d}" for d in range(4)) if trainer == "grpo" else interactive_kinds()
+    bad = [k for k in kinds if k not in allowed]
+    if bad:
+        raise ValueError(
+            f"kinds {unknown_names(bad, allowed)} cannot train with trainer={trainer!r}; allowed: {allowed}"
+        )
+    if len(set(kinds)) != len(kinds):
+        raise ValueError(f"kinds={list(kinds)} names a kind twice")
+
+
+def offline_task(kind: str, seed: int) -> dict[str, Any]:
+    """One generator task of ``kind`` from ``seed`` (deterministic)."""
+    if kind.startswith(SCREENSHOT_PREFIX):
+        difficulty = int(kind[len(SCREENSHOT_PREFIX) :])
+        return {
+            "id": f"{kind}-{seed}",
+            "kind": kind,
+            "source": "generator",
+            "instruction": f"Write the HTML/CSS of the screenshot (synthetic page {seed}, difficulty {difficulty}).",
+            "test_cases": [],
+            "seed": seed,
+        }
+    from vcoder.data.site_tasks import site_task
+
+    row = site_task(kind, seed)
+    return {
+        "id": row["id"],
+        "kind": kind,
+        "source": "generator",
+        "instruction": row["instruction"],
+        "test_cases": json.loads(row["test_cases"]),
+        "seed": seed,
+    }
+
+
+def initial_pool(kinds: Sequence[str], n: int, *, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` tasks cycling through ``kinds`` (task ``i`` uses seed ``seed + i // len(kinds)``)."""
+    return [offline_task(kinds[i % len(kinds)], seed + i // len(kinds)) for i in range(n)]
+
+
+def band_distance(rate: float, low: float, high: float) -> float:
+    """0 inside ``[low, high]``, else how far outside."""
+    return max(low - rate, rate - high, 0.0)
+
+
+def choose_mix(
+    rates: Mapping[str, float | None], kinds: Sequence[str], n: int, *, low: float, high: float
+) -> list[str]:
+    """The kinds of the next ``n`` offline tasks, chosen by per-kind success so the phase stays in the band.
+
+    Kinds in the band (or never tried: None, worth exploring) share the tasks round-robin, nearest the band's
+    middle first; when no kind is in the band, the nearest ones (by :func:`band_distance`) get them all.
+
+    Example:
+        >>> choose_mix({"a": 0.0, "b": 0.4, "c": 0.9}, ["a", "b", "c"], 3, low=0.05, high=0.75)
+        ['b', 'b', 'b']
+        >>> choose_mix({"a": 0.0, "b": 0.02}, ["a", "b"], 2, low=0.05, high=0.75)
+        ['b', 'b']
+    """
+    if n <= 0:
+        return []
+    middle = (low + high) / 2
+    inside = [k for k in kinds if rates.get(k) is None or low <= float(rates[k]) <= high]
+    if inside:
+        ordered = sorted(inside, key=lambda k: abs((middle if rates.get(k) is None else rates[k]) - middle))
+    else:
+        best = min(band_distance(float(rates[k]), low, high) for k in kinds)
+        ordered = [k for k in kinds if math.isclose(band_distance(float(rates[k]), low, high), best)]
+    return [ordered[i % len(ordered)] for i in range(n)]
+
+
+def new_offline_tasks(kinds: Sequence[str], *, phase: int, base_seed: int) -> list[dict[str, Any]]:
+    """One fresh task per entry of ``kinds``; phase ``p`` draws seeds from ``base_seed + 10_000 (p + 1)`` on, so
+    they never repeat the initial pool's or another phase's."""
+    return [offline_task(kind, base_seed + 10_000 * (phase + 1) + i) for i, kind in enumerate(kinds)]
+
+
+def task_rows(
+    tasks: Sequence[Mapping[str, Any]], *, trainer: str, script_args: Any, pool: Any = None
+) -> list[dict[str, Any]]:
+    """Training rows of ``tasks`` for the trainer (grpo: screenshot rows, rendered; step_grpo: site task rows)."""
+    if trainer == "grpo":
+        return _screenshot_rows(tasks, script_args, pool=pool)
+    from vcoder.data.prompts import make_site_conversation
+
+    return [
+        {
+            "prompt": make_site_conversation(t["instruction"]),
+            "instruction": t["instruction"],
+            "id": t["id"],
+            "test_cases": json.dumps(t["test_cases"]),
+            "reference": "",
+        }
+        for t in tasks
+    ]
+
+
+def _screenshot_rows(tasks, script_args, *, pool=None) -> list[dict[str, Any]]:
+    from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
+    from vcoder.data.synthetic import generate_page
+    from vcoder.images import resize_to_max_pixels
+    from vcoder.rendering import pool_or_private
+
+    width, height = script_args.synthetic_width, script_args.synthetic_height
+    pages = [generate_page(t["seed"], difficulty=int(t["kind"][len(SCREENSHOT_PREFIX) :])) for t in tasks]
+    with pool_or_private(pool, max_pages=2) as renderer:
+        size = {"width": width, "height": height, "full_page": True}
+        shots = renderer.render_many([p.html for p in pages], **size)
+        retry = [i for i, r in enumerate(shots) if not r.ok]  # a loaded machine occasionally fails a screenshot
+        for i, rendered in zip(retry, renderer.render_many([pages[i].html for i in retry], **size)):
+            shots[i] = rendered
+    failed = [(t["id"], r.error) for t, r in zip(tasks, shots) if not r.ok]
+    if failed:
+        raise RuntimeError(f"{len(failed)} task pages failed to render, e.g. {failed[:3]}; check Chromium")
+    system = DEFAULT_SYSTEM_PROMPT if script_args.system_prompt is None else script_args.system_prompt
+    prompt = make_conversation(system_prompt=system, user_prompt=script_args.user_prompt or DEFAULT_USER_PROMPT)
+    return [
+        {
+            "prompt": prompt,
+            "image": resize_to_max_pixels(r.pil(), script_args.max_pixels),
+            "html": p.html,
+            "id": t["id"],
+            "kind": t["kind"],
+        }
+        for t, p, r in zip(tasks, pages, shots)
+    ]

@@ -1,0 +1,115 @@
+"""One phase's KL-constrained update: the trainer starts from the previous phase's policy, which is also its reference.
+
+TRL's ``GRPOTrainer`` (1.16) builds its reference model, when ``beta > 0`` and the policy is not a PEFT model, with
+``create_model_from_path(get_config_model_id(model.config))``: it reloads whatever folder the policy was loaded
+from. So loading phase k's policy from phase k−1's saved folder makes that folder the reference as well — WebRL's
+reference reset to the previous phase's policy — with nothing to patch. With LoRA, TRL uses no reference copy and
+disables the adapter instead, i.e. the reference is the base weights; that is why each phase's final policy is saved
+*merged* (``merge_and_unload``): the next phase's base, and therefore its reference, is the previous phase's policy.
+:func:`reference_model` reads which folder the built trainer really uses, and the phase report names it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+def _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward: str, algorithm: str):
+    from trl import GRPOTrainer
+
+    from vcoder.data import to_dataset
+    from vcoder.pipelines import grpo
+    from vcoder.pipelines.curriculum.replay import ReplayLossMixin
+    from vcoder.pipelines.recipes import build_reward_funcs
+
+    funcs = build_reward_funcs(script_args, training_args.reward_weights)
+    index = script_args.reward_funcs.index(success_reward)
+    funcs[index] = recorder.wrap(funcs[index])
+    if algorithm == "webrl":
+        from vcoder.pipelines.curriculum.webrl_trainer import WebRLTrainer
+
+        cls = type("CurriculumWebRLTrainer", (ReplayLossMixin, WebRLTrainer), {})
+    else:
+        cls = type("CurriculumGRPOTrainer", (ReplayLossMixin, GRPOTrainer), {})
+    trainer, _ = grpo.build_trainer(
+        script_args, training_args, model_args, train_dataset=to_dataset(rows), reward_funcs=funcs, trainer_cls=cls
+    )
+    return trainer
+
+
+def _step_trainer(script_args, training_args, model_args, rows, recorder):
+    from datasets import Dataset
+
+    from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.curriculum.replay import ReplayLossMixin
+    from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer
+
+    cls = type("CurriculumStepGRPOTrainer", (ReplayLossMixin, StepGRPOTrainer), {})
+    trainer = step_grpo.build_trainer(
+        script_args, training_args, model_args, train_dataset=Dataset.from_list(rows), trainer_cls=cls
+    )
+    # TRL calls the trainer's reward list; the episode's final reward (0-10 scale) is recorded as a 0-1 score
+    trainer.reward_funcs[0] = recorder.wrap(trainer.reward_funcs[0])
+    return trainer
+
+
+def step_score_scale(script_args) -> float:
+    """The top of Step-GRPO's step reward scale (screenshot_weight + gui_weight; 10 by default)."""
+    return float(script_args.screenshot_weight + script_args.gui_weight) or 1.0
+
+
+def build_phase_trainer(
+    trainer_kind: str,
+    parsed: tuple,
+    rows: list[dict[str, Any]],
+    recorder,
+    *,
+    success_reward: str,
+    algorithm: str = "grpo",
+):
+    """The phase's trainer (with :class:`~vcoder.pipelines.curriculum.replay.ReplayLossMixin`), its success reward
+    wrapped by ``recorder``; ``algorithm="webrl"``: a
+    :class:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`."""
+    script_args, training_args, model_args = parsed
+    if trainer_kind == "grpo":
+        return _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward, algorithm)
+    return _step_trainer(script_args, training_args, model_args, rows, recorder)
+
+
+def reference_model(trainer, expected: str) -> str:
+    """The folder the trainer's KL reference comes from; refuses one that is not ``expected`` (the phase's start).
+
+    Raises:
+        RuntimeError: ``beta`` is 0 (no reference) or the reference is another model.
+    """
+    import os
+
+    from peft import PeftModel
+    from trl.trainer.utils import get_config_model_id
+
+    if trainer.beta == 0.0:
+        raise RuntimeError("the phase trainer has beta = 0: no KL reference; the curriculum needs beta > 0")
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    if trainer.ref_model is None and isinstance(model, PeftModel):
+        return expected  # TRL disables the adapter: the reference is the base, loaded from `expected`
+    ref = trainer.accelerator.unwrap_model(trainer.ref_model)
+    name = get_config_model_id(ref.config)
+    if os.path.abspath(name) != os.path.abspath(expected):
+        raise RuntimeError(
+            f"the phase's KL reference was loaded from {name!r}, not from the phase's start {expected!r}"
+        )
+    return name
+
+
+def save_policy(trainer, folder: str) -> None:
+    """Save the trained policy (merged when it is a PEFT model) and its processor to ``folder``."""
+    from peft import PeftModel
+
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    if isinstance(model, PeftModel):
+        model = model.merge_and_unload()
+    model.save_pretrained(folder)
+    trainer.processing_class.save_pretrained(folder)

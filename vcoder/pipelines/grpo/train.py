@@ -1,0 +1,121 @@
+"""GRPO on TRL with vcoder's rendering rewards: screenshot -> HTML.
+
+Run it on one process, or many with accelerate (each process owns its browser pool, so rewards scale with it):
+
+    accelerate launch -m vcoder.pipelines.grpo --config configs/grpo/qwen2_5_vl_3b.yaml
+    accelerate launch --config_file configs/accelerate/cpu_2proc.yaml -m vcoder.pipelines.grpo \
+        --config configs/tiny_cpu_grpo.yaml
+    vcoder train grpo --config configs/tiny_cpu_grpo.yaml --max_steps 20
+
+(``vcoder/pipelines/training.py``, the file this pipeline had before, still launches it for existing scripts.)
+
+The recipe is TRL's own ``GRPOConfig`` and ``ModelConfig`` (LoRA/quantisation through PEFT) plus
+``VCoderScriptArguments`` in one flat YAML; command-line flags override it. ``--resume_from_checkpoint last``
+continues the latest ``checkpoint-N`` of ``output_dir`` at the same step.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+logger = logging.getLogger(__name__)
+
+
+def make_parser():
+    """The ``TrlParser`` over (VCoderScriptArguments, GRPOConfig, ModelConfig)."""
+    from trl import GRPOConfig, ModelConfig, TrlParser
+
+    from vcoder.pipelines.grpo.args import VCoderScriptArguments
+
+    return TrlParser((VCoderScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train grpo")
+
+
+def build_trainer(
+    script_args,
+    training_args,
+    model_args,
+    *,
+    train_dataset=None,
+    callbacks=None,
+    reward_funcs=None,
+    trainer_cls=None,
+):
+    """Everything ``main`` does before training: checks, rewards, data, model, trainer.
+
+    Args:
+        script_args: ``VCoderScriptArguments``.
+        training_args: ``GRPOConfig``.
+        model_args: ``ModelConfig``.
+        train_dataset: rows to train on (default: built from ``script_args``).
+        callbacks: extra ``TrainerCallback`` objects.
+        reward_funcs: the reward callables, one per ``script_args.reward_funcs`` name (default: built from the
+            recipe); e.g. the recipe's own, one of them wrapped to record what it returns.
+        trainer_cls: a ``GRPOTrainer`` subclass to build (default: ``GRPOTrainer``).
+
+    Returns:
+        ``(trainer, holdout)``: the ``GRPOTrainer`` and the holdout rows (None without a holdout).
+    """
+    from trl import GRPOTrainer, get_peft_config
+
+    from vcoder.pipelines.grpo.args import check_model_path
+    from vcoder.pipelines.grpo.data import build_datasets, check_columns
+    from vcoder.pipelines.recipes import build_reward_funcs, load_model_and_processor
+
+    # cheap checks first: a typo must not cost a model load or a dataset download
+    check_model_path(model_args.model_name_or_path)
+    if reward_funcs is None:
+        reward_funcs = build_reward_funcs(script_args, training_args.reward_weights)
+    holdout = None
+    if train_dataset is None:
+        train_dataset, holdout = build_datasets(script_args, progress=training_args.process_index == 0)
+    check_columns(train_dataset, where="GRPO training dataset")
+    model, processor = load_model_and_processor(model_args, training_args)
+    cls = trainer_cls or GRPOTrainer
+    if script_args.advantage_baseline == "greedy":
+        from vcoder.pipelines.grpo.greedy_baseline import GreedyBaselineMixin
+
+        cls = type(f"GreedyBaseline{cls.__name__}", (GreedyBaselineMixin, cls), {})
+    trainer = cls(
+        model=model,
+        reward_funcs=reward_funcs,
+        args=training_args,
+        train_dataset=train_dataset,
+        processing_class=processor,
+        peft_config=get_peft_config(model_args),
+        callbacks=callbacks,
+    )
+    return trainer, holdout
+
+
+def main(script_args, training_args, model_args) -> dict:
+    """Train with GRPO, save the model to ``output_dir``, optionally score the holdout.
+
+    Args:
+        script_args: ``VCoderScriptArguments``.
+        training_args: ``GRPOConfig``.
+        model_args: ``ModelConfig``.
+
+    Returns:
+        A summary ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
+    """
+    from vcoder.pipelines.recipes import run_pipeline
+
+    return run_pipeline(build_trainer, script_args, training_args, model_args, name="GRPO")
+
+
+def cli(argv: Sequence[str] | None = None) -> int:
+    """Parse a recipe plus overrides and run :func:`main` (the ``__main__`` entry and ``vcoder train grpo``)."""
+    from vcoder.pipelines.recipes import parse_recipe
+
+    script_args, training_args, model_args = parse_recipe(make_parser(), argv)
+    main(script_args, training_args, model_args)
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from vcoder.pipelines.recipes import run_cli
+
+    sys.exit(run_cli(cli, "vcoder.pipelines.grpo"))

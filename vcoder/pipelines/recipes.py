@@ -1,0 +1,304 @@
+"""What the GRPO and SFT pipelines share: recipe parsing with clear errors, model loading, resume, rewards."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from vcoder.suggest import unknown_names
+
+logger = logging.getLogger(__name__)
+
+
+class RecipeError(ValueError):
+    """A recipe or command line that cannot configure a run; the message says what to change."""
+
+
+def known_keys(parser) -> set[str]:
+    """Every option name the parser accepts (``dest`` of its actions) plus TrlParser's ``env`` mapping."""
+    return {action.dest for action in parser._actions if action.dest != "help"} | {"env"}
+
+
+def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
+    known = known_keys(parser)
+    # the parser's own dataclasses (VCoderScriptArguments / StepGRPOScriptArguments, the trainer config, ...)
+    owners = [cls.__name__ for cls in getattr(parser, "dataclass_types", ())] or ["the pipeline's arguments"]
+    return (
+        f"{where}: unknown key(s) {unknown_names(keys, sorted(known))}; these are not fields of {', '.join(owners)}. Fix the "
+        "spelling or remove them (`vcoder train PIPELINE --help` lists them all)."
+    )
+
+
+def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception]) -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping (a recipe); ``error`` says what is wrong, naming ``what`` and path.
+
+    Args:
+        path: the file.
+        what: how messages name it (``"config file"``, ``"curriculum recipe"``).
+        see: where to find good ones (``"configs/"``).
+        error: the exception class to raise.
+    """
+    import yaml
+
+    if not os.path.isfile(path):
+        raise error(f"{what} {path!r} does not exist; pass an existing YAML recipe (see {see})")
+    with open(path) as handle:
+        try:
+            data = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            # yaml's message spans lines (problem, then where); one line for the user
+            raise error(f"{what} {path!r} is not valid YAML: {' '.join(str(exc).split())}") from exc
+    if not isinstance(data, dict):
+        raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
+    return data
+
+
+def check_recipe(parser, path: str) -> dict[str, Any]:
+    """Load a YAML recipe and refuse unknown keys before TRL sees them (its message names neither key nor file).
+
+    Args:
+        parser: the pipeline's ``TrlParser``.
+        path: the recipe's path.
+
+    Returns:
+        The recipe's mapping.
+
+    Raises:
+        RecipeError: the file is missing, is not a mapping, or has keys no dataclass knows.
+    """
+    recipe = load_yaml_mapping(path, what="config file", see="configs/", error=RecipeError)
+    unknown = [key for key in recipe if key not in known_keys(parser)]
+    if unknown:
+        raise RecipeError(_unknown_message(parser, unknown, f"config file {path!r}"))
+    return recipe
+
+
+def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
+    """Parse ``--config RECIPE.yaml`` plus command-line overrides into the parser's dataclasses.
+
+    Args:
+        parser: a ``TrlParser`` over (VCoderScriptArguments, GRPOConfig | SFTConfig, ModelConfig).
+        argv: arguments (default ``sys.argv[1:]``).
+
+    Returns:
+        One instance per dataclass, in the parser's order.
+
+    Raises:
+        RecipeError: an unknown key in the recipe or an unknown flag, named with the file or "command line".
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    flags = list(argv)
+    if "--config" in argv:
+        index = argv.index("--config")
+        if index + 1 >= len(argv):
+            raise RecipeError("--config needs a path to a YAML recipe, e.g. --config configs/tiny_cpu_grpo.yaml")
+        check_recipe(parser, argv[index + 1])
+        del flags[index : index + 2]
+    # argparse's own errors (a value of the wrong type) raise instead of printing the parser's whole usage
+    parser.exit_on_error = False
+    try:
+        # unknown flags are refused before any config object is built (those may fail first, for other reasons)
+        _, remaining = parser.parse_known_args(flags)
+        if remaining:
+            unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
+            raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
+        parsed = parser.parse_args_and_config(argv)
+    except RecipeError:
+        raise
+    except (argparse.ArgumentError, ValueError, TypeError) as exc:
+        # a bad value: the type conversion or a config's __post_init__ says which and what to give instead
+        raise RecipeError(f"{'config file or ' if '--config' in argv else ''}command line: {exc}") from exc
+    return tuple(parsed)
+
+
+def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:
+    """Run a pipeline's ``cli`` as a program (``python -m vcoder.pipelines.grpo``): a recipe or command line that
+    cannot run is one line on stderr and exit status 2, not a traceback.
+
+    Args:
+        cli: the pipeline's ``cli(argv) -> int``.
+        prog: the program's name in the message.
+        argv: arguments (default ``sys.argv[1:]``).
+    """
+    from vcoder.usage import print_error
+
+    try:
+        return cli(argv)
+    except RecipeError as exc:
+        return print_error(prog, str(exc))
+
+
+def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
+    """Turn ``resume_from_checkpoint`` into a checkpoint folder (or None to start fresh).
+
+    ``true``/``last`` mean "the latest checkpoint-N in output_dir, if any": rerunning an interrupted command with
+    the same flags continues it, and a first run with the flag simply starts.
+
+    Args:
+        resume: None, a path, or ``true``/``last``.
+        output_dir: the run's output folder.
+
+    Returns:
+        The checkpoint folder to resume from, or None.
+
+    Raises:
+        RecipeError: an explicit path that does not exist.
+    """
+    if resume in (None, False, "", "false", "False"):
+        return None
+    if resume in (True, "true", "True", "last", "latest"):
+        from transformers.trainer_utils import get_last_checkpoint
+
+        last = get_last_checkpoint(output_dir) if os.path.isdir(output_dir) else None
+        if last is None:
+            logger.warning("resume requested but %s has no checkpoint-N folder yet; starting from step 0", output_dir)
+        else:
+            logger.info("resuming from %s", last)
+        return last
+    if not os.path.isdir(str(resume)):
+        raise RecipeError(
+            f"resume_from_checkpoint={resume!r} is not a folder; give a checkpoint-N folder, or 'last' for the "
+            f"latest checkpoint in output_dir={output_dir!r}"
+        )
+    return str(resume)
+
+
+def load_model_and_processor(model_args, training_args):
+    """Load the VLM and its processor the way production does (AutoModelForImageTextToText + AutoProcessor).
+
+    Quantisation (``load_in_4bit``/``load_in_8bit``) comes from ModelConfig through TRL's helpers; LoRA is applied
+    by the trainer from ``get_peft_config(model_args)``.
+
+    Args:
+        model_args: TRL ``ModelConfig``.
+        training_args: ``GRPOConfig`` or ``SFTConfig`` (``trust_remote_code``, ``model_init_kwargs``).
+
+    Returns:
+        ``(model, processor)``.
+    """
+    import torch
+    from accelerate import PartialState
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from trl import get_quantization_config
+
+    from vcoder.pipelines.grpo.args import check_model_path
+
+    check_model_path(model_args.model_name_or_path)
+    dtype = model_args.dtype
+    if dtype not in (None, "auto"):
+        dtype = getattr(torch, dtype)
+    kwargs: dict[str, Any] = dict(
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+        attn_implementation=model_args.attn_implementation,
+        dtype=dtype,
+    )
+    quantization_config = get_quantization_config(model_args)
+    if quantization_config is not None:
+        # k-bit weights must sit on this process's GPU, not be spread by device_map='auto'
+        kwargs.update(quantization_config=quantization_config, device_map={"": PartialState().local_process_index})
+    if isinstance(training_args.model_init_kwargs, dict):
+        kwargs.update(training_args.model_init_kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    try:
+        model = AutoModelForImageTextToText.from_pretrained(model_args.model_name_or_path, **kwargs)
+    except ValueError as exc:
+        raise RecipeError(
+            f"model_name_or_path={model_args.model_name_or_path!r} could not load as an image-text-to-text model "
+            f"({exc}); vcoder trains vision-language models such as Qwen/Qwen2.5-VL-3B-Instruct"
+        ) from exc
+    processor = AutoProcessor.from_pretrained(
+        model_args.model_name_or_path,
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+    )
+    return model, processor
+
+
+def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -> list:
+    """Resolve ``reward_funcs`` through vcoder's registry, after checking the weights line up.
+
+    Args:
+        script_args: ``VCoderScriptArguments``.
+        reward_weights: GRPOConfig's ``reward_weights``.
+
+    Returns:
+        The reward callables, in order.
+    """
+    from vcoder.pipelines.grpo.args import check_reward_weights
+    from vcoder.rewards import build_rewards
+
+    check_reward_weights(script_args.reward_funcs, reward_weights)
+    return build_rewards(script_args.reward_funcs, **script_args.reward_params())
+
+
+def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None) -> dict:
+    """Train (resuming if asked), save model and state to ``output_dir``, score the holdout on the main process.
+
+    Shared by the pipelines (Step-GRPO has no holdout: pass None).
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
+    """
+    result = trainer.train(resume_from_checkpoint=resume)
+    trainer.save_model(training_args.output_dir)
+    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
+    summary = {
+        "output_dir": training_args.output_dir,
+        "global_step": trainer.state.global_step,
+        "train_runtime": result.metrics.get("train_runtime"),
+        "holdout": None,
+    }
+    if holdout is not None and script_args.eval_holdout and trainer.accelerator.is_main_process:
+        from vcoder.pipelines.grpo.heldout import evaluate_model, write_eval
+
+        metrics = evaluate_model(
+            trainer.model,
+            trainer.processing_class,
+            holdout,
+            width=script_args.render_width,
+            height=script_args.render_height,
+        )
+        write_eval(metrics, training_args.output_dir)
+        summary["holdout"] = metrics["mean"]
+    trainer.accelerator.wait_for_everyone()
+    return summary
+
+
+def run_pipeline(build, script_args, training_args, model_args, *, name: str) -> dict:
+    """The pipelines' shared ``main``: resolve the resume point, warn when the disk is short (main process, before
+    spending hours), build the trainer, train, save and score the holdout.
+
+    Args:
+        build: ``build(script_args, training_args, model_args) -> (trainer, holdout rows or None)``.
+        script_args: the pipeline's script arguments.
+        training_args: its trainer config.
+        model_args: TRL ``ModelConfig``.
+        name: the pipeline's name for the log.
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
+    """
+    from vcoder.pipelines.disk import check_free_space
+
+    resume = resolve_resume(training_args.resume_from_checkpoint, training_args.output_dir)
+    if training_args.process_index == 0:
+        check_free_space(training_args, model_args)
+    # one line per process: a multi-process launch that started fewer processes than asked shows here
+    logger.info("%s: process %d of %d", name, training_args.process_index, training_args.world_size)
+    try:
+        trainer, holdout = build(script_args, training_args, model_args)
+    except RecipeError:
+        raise
+    except (ValueError, TypeError) as exc:
+        # the set-up's checks (model path, reward names and weights, dataset filters) refuse a recipe value;
+        # one line names it, the traceback stays in the debug log
+        logger.debug("%s set-up failed", name, exc_info=True)
+        raise RecipeError(f"{name} set-up: {exc}") from exc
+    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
+    logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)
+    return summary

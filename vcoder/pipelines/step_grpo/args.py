@@ -1,0 +1,285 @@
+"""Step-GRPO's script arguments: the tasks, the episode (turns, grading, feedback), the ablations, the endpoints.
+
+Parsed next to TRL's ``GRPOConfig`` and ``ModelConfig`` by ``TrlParser`` (one flat YAML recipe, flags override it).
+TRL's ``max_completion_length`` is a trajectory's whole token budget (every reply and feedback turn after the first
+request); ``max_turn_tokens`` caps one reply. ``temperature`` and the other sampling settings are TRL's.
+
+Ablations (WebGen-Agent's, combinable across the two groups): ``screenshot_only`` / ``gui_only`` switch the other
+reward component off (its weight becomes 0); ``naive`` (trajectory reward = max step reward, GRPO across the G
+trajectories) / ``cumulative`` (reward-to-go of step z-scores) replace Step-GRPO's per-step advantages.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from vcoder.suggest import did_you_mean
+
+TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
+ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
+
+
+@dataclass
+class StepGRPOScriptArguments:
+    """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML)."""
+
+    dataset: str = field(
+        default="site_tasks",
+        metadata={
+            "help": "Tasks: 'site_tasks' (interactive pages generated offline, scripted test cases), 'site_kinds' "
+            "(21 kinds of sites generated offline: plain-language requests, cases that find elements by role, label "
+            "or text; one split of them, site_task_split), "
+            "'webgen_instruct' (WebGen-RL's training requests, no cases: a writer LLM writes one GUI-agent test per "
+            "task, the GUI agent runs it), 'webgen_bench' (WebGen-Bench's TEST split: refused unless "
+            "allow_test_split), or a local JSONL file of {instruction, test_cases[, id, reference]} lines."
+        },
+    )
+    dataset_source: str | None = field(
+        default=None,
+        metadata={
+            "help": "webgen_instruct: the path of WebGen-RL's webgen-agent_train_step-grpo.jsonl (required); "
+            "webgen_bench: its test.jsonl (or folder), or a hub id (default luzimu/WebGen-Bench)."
+        },
+    )
+    allow_test_split: bool = field(
+        default=False,
+        metadata={
+            "help": "Allow dataset=webgen_bench, which trains on WebGen-Bench's TEST split (the benchmark's own tasks: "
+            "its scores are then no longer a held-out measure)."
+        },
+    )
+    site_task_samples: int = field(
+        default=64, metadata={"help": "Tasks to generate when dataset=site_tasks or site_kinds."}
+    )
+    site_task_kinds: list[str] | None = field(
+        default=None,
+        metadata={"help": "Page kinds of the generated tasks (counter, todo, form, ...); None cycles through all."},
+    )
+    site_task_split: str = field(
+        default="train",
+        metadata={"help": "dataset=site_kinds: the split the tasks come from (train, validation or heldout)."},
+    )
+    dataset_seed: int = field(default=0, metadata={"help": "Seed of the generated tasks and of the sample."})
+    max_samples: int | None = field(
+        default=None, metadata={"help": "Tasks to keep: a deterministic random sample. None keeps all."}
+    )
+    ablation: list[str] = field(
+        default_factory=list,
+        metadata={"help": f"Ablations, any of {ABLATIONS} (naive/cumulative exclusive, one component at most)."},
+    )
+    max_turns: int = field(default=5, metadata={"help": "Turns per episode (WebGen-Agent: 5)."})
+    max_turn_tokens: int = field(
+        default=2048, metadata={"help": "Tokens one reply may have (<= max_completion_length, the trajectory's)."}
+    )
+    screenshot_weight: float = field(default=5.0, metadata={"help": "Weight of the appearance score (0-1)."})
+    gui_weight: float = field(default=5.0, metadata={"help": "Weight of the test-case score (0-1)."})
+    malformed_reward: float = field(default=-1.0, metadata={"help": "Step reward of a malformed turn."})
+    feedback_images: bool = field(
+        default=False,
+        metadata={"help": "Screenshots in the feedback (a VLM policy; sent as user turns), else the visible text."},
+    )
+    feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
+    site_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
+    site_height: int = field(default=720, metadata={"help": "Viewport height, px."})
+    load_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page."})
+    settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
+    case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
+    case_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
+    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
+    reply_timeout_ms: int = field(
+        default=1_800_000,
+        metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
+    )
+    render_max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages per process."})
+    verdict_log: str | None = field(
+        default=None,
+        metadata={
+            "help": "Verdict log (JSONL) every site grading is appended to: what `vcoder orm train --verdicts` "
+            "learns from (screenshots go to screens/ beside it). None: no log."
+        },
+    )
+    judge_base_url: str | None = field(
+        default=None,
+        metadata={"help": "OpenAI-compatible VLM endpoint grading screenshots (None: appearance not judged)."},
+    )
+    judge_model: str | None = field(default=None, metadata={"help": "The judge's model name."})
+    gui_agent_base_url: str | None = field(
+        default=None,
+        metadata={"help": "OpenAI-compatible VLM endpoint running natural-language test cases (WebGen-Bench's)."},
+    )
+    gui_agent_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
+    test_writer_base_url: str | None = field(
+        default=None,
+        metadata={
+            "help": "OpenAI-compatible LLM endpoint writing the GUI-agent test of a task without cases "
+            "(webgen_instruct; WebGen-RL used DeepSeek-V3). None: the GUI agent's endpoint."
+        },
+    )
+    test_writer_model: str | None = field(
+        default=None, metadata={"help": "The test writer's model name (None: gui_agent_model)."}
+    )
+    endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
+    save_episodes: bool = field(
+        default=False,
+        metadata={"help": "Keep every episode's folder (replies, sites, screenshots) under output_dir/episodes."},
+    )
+
+    def __post_init__(self) -> None:
+        if isinstance(self.ablation, str):
+            self.ablation = [self.ablation]
+        self.ablation = [name.strip() for item in self.ablation for name in str(item).split(",") if name.strip()]
+        for name in self.ablation:
+            if name not in ABLATIONS:
+                raise ValueError(f"ablation {name!r}{did_you_mean(name, ABLATIONS)} is not one of {ABLATIONS}")
+        if {"naive", "cumulative"} <= set(self.ablation):
+            raise ValueError("ablation names both 'naive' and 'cumulative'; they are two advantage modes, keep one")
+        if {"screenshot_only", "gui_only"} <= set(self.ablation):
+            raise ValueError("ablation names both 'screenshot_only' and 'gui_only'; that leaves no reward, keep one")
+        if self.dataset not in TASK_SOURCES and not os.path.isfile(self.dataset):
+            raise ValueError(
+                f"dataset={self.dataset!r} is neither one of {TASK_SOURCES} nor an existing JSONL file; fix the name "
+                "or the path"
+            )
+        if self.dataset == "webgen_bench" and not self.allow_test_split:
+            raise ValueError(
+                "dataset=webgen_bench trains on WebGen-Bench's TEST split; use dataset=webgen_instruct (WebGen-RL's "
+                "training requests) or set allow_test_split: true"
+            )
+        if self.dataset == "webgen_instruct" and not (self.dataset_source and os.path.isfile(self.dataset_source)):
+            raise ValueError(
+                f"dataset=webgen_instruct needs dataset_source, the path of WebGen-RL's "
+                f"webgen-agent_train_step-grpo.jsonl; got {self.dataset_source!r}"
+            )
+        if self.dataset == "site_kinds":
+            from vcoder.data.site_kinds import SPLITS
+
+            if self.site_task_split not in SPLITS:
+                raise ValueError(
+                    f"site_task_split={self.site_task_split!r} is not a split; choose among {list(SPLITS)}"
+                )
+        if self.dataset in ("site_tasks", "site_kinds") and self.site_task_samples < 1:
+            raise ValueError(f"site_task_samples={self.site_task_samples} must be at least 1")
+        if self.max_samples is not None and self.max_samples < 1:
+            raise ValueError(f"max_samples={self.max_samples} must be positive (or None to keep every task)")
+        if self.max_turns < 1 or self.max_turn_tokens < 1:
+            raise ValueError(f"max_turns={self.max_turns} and max_turn_tokens={self.max_turn_tokens} must be >= 1")
+        weights = self.component_weights()
+        if weights[0] == 0 and weights[1] == 0:
+            raise ValueError(
+                f"screenshot_weight={self.screenshot_weight}, gui_weight={self.gui_weight} with ablation "
+                f"{self.ablation} leave no reward component; give the kept component a weight > 0"
+            )
+        for url, model, what in (
+            (self.judge_base_url, self.judge_model, "judge"),
+            (self.gui_agent_base_url, self.gui_agent_model, "gui_agent"),
+            (self.test_writer_base_url, self.test_writer_model or self.gui_agent_model, "test_writer"),
+        ):
+            if url and not model:
+                raise ValueError(f"{what}_base_url={url!r} needs {what}_model (the model name the server serves)")
+
+    @property
+    def advantage_mode(self) -> str:
+        """``step`` (Step-GRPO), or the ``naive`` / ``cumulative`` ablation."""
+        return next((name for name in self.ablation if name in ("naive", "cumulative")), "step")
+
+    def component_weights(self) -> tuple[float, float]:
+        """``(screenshot_weight, gui_weight)`` after the ablation."""
+        if self.screenshot_weight < 0 or self.gui_weight < 0:
+            raise ValueError(f"screenshot_weight={self.screenshot_weight}, gui_weight={self.gui_weight} must be >= 0")
+        if "screenshot_only" in self.ablation:
+            if self.screenshot_weight == 0:
+                raise ValueError("ablation screenshot_only with screenshot_weight=0 leaves no reward; set it > 0")
+            return self.screenshot_weight, 0.0
+        if "gui_only" in self.ablation:
+            if self.gui_weight == 0:
+                raise ValueError("ablation gui_only with gui_weight=0 leaves no reward; set it > 0")
+            return 0.0, self.gui_weight
+        return self.screenshot_weight, self.gui_weight
+
+    def episode_options(self):
+        """The ``EpisodeOptions`` these arguments describe."""
+        from vcoder.sites.records import EpisodeOptions
+
+        screenshot, gui = self.component_weights()
+        return EpisodeOptions(
+            max_turns=self.max_turns,
+            screenshot_weight=screenshot,
+            gui_weight=gui,
+            malformed_reward=self.malformed_reward,
+            feedback_images=self.feedback_images,
+            feedback_image_side=self.feedback_image_side,
+            width=self.site_width,
+            height=self.site_height,
+            load_timeout_ms=self.load_timeout_ms,
+            settle_timeout_ms=self.settle_timeout_ms,
+            case_step_limit=self.case_step_limit,
+            case_deadline_ms=self.case_deadline_ms,
+            action_timeout_ms=self.action_timeout_ms,
+            reply_timeout_ms=self.reply_timeout_ms,
+        )
+
+    def grader(self, output_dir: str | None = None):
+        """The ``SiteGrader`` these arguments describe, on the process's shared browser pool; for
+        ``webgen_instruct`` a ``WrittenTestGrader`` whose written tests are kept in ``output_dir/gui_tests``."""
+        from vcoder.gui.judge import ScreenshotJudge
+        from vcoder.gui.vlm_policy import VLMPolicy
+        from vcoder.rendering import get_default_pool
+        from vcoder.sites.grading import SiteGrader
+
+        judge = gui_agent = None
+        if self.judge_base_url:
+            judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
+        if self.gui_agent_base_url:
+            gui_agent = VLMPolicy(self.gui_agent_base_url, self.gui_agent_model, timeout_ms=self.endpoint_timeout_ms)
+        pool = get_default_pool(max_pages=self.render_max_pages)
+        if self.dataset == "webgen_instruct":
+            from vcoder.chat import ChatClient
+            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
+
+            client = ChatClient(
+                self.test_writer_base_url or self.gui_agent_base_url,
+                self.test_writer_model or self.gui_agent_model,
+                timeout_ms=self.endpoint_timeout_ms,
+            )
+            cache = os.path.join(output_dir, "gui_tests") if output_dir else None
+            return WrittenTestGrader(
+                GuiTestWriter(client, cache_dir=cache),
+                pool=pool,
+                judge=judge,
+                gui_agent=gui_agent,
+                verdict_log=self.verdict_log,
+            )
+        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
+
+
+def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:
+    """Cross-checks between the Step-GRPO arguments and TRL's ``GRPOConfig``.
+
+    Raises:
+        ValueError: naming both values and the fix.
+    """
+    budget = training_args.max_completion_length
+    if budget is None or script_args.max_turn_tokens > budget:
+        raise ValueError(
+            f"max_turn_tokens={script_args.max_turn_tokens} exceeds max_completion_length={budget}, the "
+            "trajectory's whole budget (every reply and feedback turn); raise max_completion_length (e.g. max_turns "
+            "x (max_turn_tokens + feedback)) or lower max_turn_tokens"
+        )
+    if training_args.num_generations < 2:
+        raise ValueError(
+            f"num_generations={training_args.num_generations}: Step-GRPO compares the G trajectories of a task; "
+            "use at least 2 (WebGen-Agent: 5)"
+        )
+    if script_args.dataset == "webgen_instruct" and not script_args.gui_agent_base_url:
+        raise ValueError(
+            "dataset=webgen_instruct has no test cases: a writer LLM writes one GUI-agent test per task and a VLM GUI "
+            "agent runs it; set gui_agent_base_url and gui_agent_model (and test_writer_base_url / test_writer_model "
+            "for another writer model)"
+        )
+    if script_args.dataset == "webgen_bench" and not (script_args.gui_agent_base_url or script_args.judge_base_url):
+        raise ValueError(
+            "dataset=webgen_bench has natural-language test cases, which only a VLM GUI agent can run, and no "
+            "reference pages: with neither gui_agent_base_url nor judge_base_url no step can be judged; set them "
+            "(with gui_agent_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
+        )

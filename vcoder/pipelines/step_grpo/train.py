@@ -1,0 +1,107 @@
+"""Step-GRPO's launch script: the recipe, the trainer and ``main`` (the maths is :mod:`.advantages`).
+
+The pipeline (``accelerate launch -m vcoder.pipelines.step_grpo --config configs/step_grpo/...``, or
+``vcoder train step-grpo --config ...``): a recipe is TRL's ``GRPOConfig`` and ``ModelConfig`` plus
+:class:`~vcoder.pipelines.step_grpo.args.StepGRPOScriptArguments` in one flat YAML; the trainer is
+:class:`~vcoder.pipelines.step_grpo.trainer.StepGRPOTrainer` (rollouts, env mask, per-token advantages, logs).
+``--resume_from_checkpoint last`` continues the latest ``checkpoint-N`` of ``output_dir`` at the same step.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+__all__ = ["build_trainer", "main", "cli", "make_parser"]
+
+logger = logging.getLogger(__name__)
+
+
+def make_parser():
+    """The ``TrlParser`` over (StepGRPOScriptArguments, GRPOConfig, ModelConfig)."""
+    from trl import GRPOConfig, ModelConfig, TrlParser
+
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+
+    return TrlParser((StepGRPOScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train step-grpo")
+
+
+def build_trainer(
+    script_args, training_args, model_args, *, train_dataset=None, grader=None, callbacks=None, trainer_cls=None
+):
+    """Checks, tasks, model and the ``StepGRPOTrainer`` (TRL loads the model from ``model_name_or_path``).
+
+    Args:
+        script_args: ``StepGRPOScriptArguments``.
+        training_args: ``GRPOConfig``.
+        model_args: ``ModelConfig`` (dtype, attention, revision, LoRA, quantisation).
+        train_dataset: task rows (default: ``step_data.task_rows(script_args)``).
+        grader: a ``SiteGrader`` (default: built from ``script_args`` on first use).
+        callbacks: extra ``TrainerCallback`` objects.
+        trainer_cls: a ``StepGRPOTrainer`` subclass to build (default: ``StepGRPOTrainer``).
+
+    Returns:
+        The trainer.
+    """
+    from datasets import Dataset
+    from trl import get_peft_config, get_quantization_config
+
+    from vcoder.pipelines.grpo.args import check_model_path
+    from vcoder.pipelines.step_grpo.args import check_step_config
+    from vcoder.pipelines.step_grpo.data import task_rows
+    from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer
+
+    check_model_path(model_args.model_name_or_path)
+    check_step_config(script_args, training_args)
+    if train_dataset is None:
+        train_dataset = Dataset.from_list(task_rows(script_args))
+    init = dict(
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+        attn_implementation=model_args.attn_implementation,
+        dtype=model_args.dtype,
+    )
+    init.update(training_args.model_init_kwargs or {})
+    training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
+    return (trainer_cls or StepGRPOTrainer)(
+        model_args.model_name_or_path,
+        args=training_args,
+        step_args=script_args,
+        train_dataset=train_dataset,
+        grader=grader,
+        callbacks=callbacks,
+        peft_config=get_peft_config(model_args),
+        quantization_config=get_quantization_config(model_args),
+    )
+
+
+def main(script_args, training_args, model_args) -> dict:
+    """Train with Step-GRPO and save the model and the trainer state to ``output_dir``.
+
+    Returns:
+        ``{"output_dir", "global_step", "train_runtime", "holdout": None}``.
+    """
+    from vcoder.pipelines.recipes import run_pipeline
+
+    def build(script_args, training_args, model_args):
+        # no holdout: WebGen-Bench (`vcoder eval webgen-bench`) measures the policy
+        return build_trainer(script_args, training_args, model_args), None
+
+    return run_pipeline(build, script_args, training_args, model_args, name="Step-GRPO")
+
+
+def cli(argv: Sequence[str] | None = None) -> int:
+    """Parse a recipe plus overrides and run :func:`main` (the ``__main__`` entry and ``vcoder train step-grpo``)."""
+    from vcoder.pipelines.recipes import parse_recipe
+
+    script_args, training_args, model_args = parse_recipe(make_parser(), argv)
+    main(script_args, training_args, model_args)
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from vcoder.pipelines.recipes import run_cli
+
+    sys.exit(run_cli(cli, "vcoder.pipelines.step_grpo"))

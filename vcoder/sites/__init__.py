@@ -1,0 +1,33 @@
+"""The site-building environment of Step-GRPO (WebGen-Agent) and of ``vcoder agent build``.
+
+``run_site_episode`` runs a ``SiteTask`` for up to T turns: ``parse_turn`` (``turns``: the turn formats and their
+parser; ``paths``: the safe paths a site may hold) -> ``SiteWorkspace`` (``workspace``: the files of a site) ->
+``SiteGrader`` (``grading``: render + judge + test cases per step; ``audit``: whether the instruments failed)
+-> feedback (``feedback``: what the model reads back), and returns an ``EpisodeResult`` of ``StepRecord``s
+(``records``). The grading is done by :mod:`vcoder.gui`; the verdicts it writes are :mod:`vcoder.verdicts`.
+"""
+
+from vcoder.sites.episode import run_site_episode, step_reward
+from vcoder.sites.grading import SiteGrader, SiteGrades, reference_scorer_from_reward
+from vcoder.sites.records import EpisodeOptions, EpisodeResult, SiteTask, StepRecord
+from vcoder.sites.turns import Malformed, SiteLimits, Turn, check_site_path, parse_turn
+from vcoder.sites.workspace import SiteWorkspace, WorkspaceError
+
+__all__ = [
+    "EpisodeOptions",
+    "EpisodeResult",
+    "Malformed",
+    "SiteGrader",
+    "SiteGrades",
+    "SiteLimits",
+    "SiteTask",
+    "SiteWorkspace",
+    "StepRecord",
+    "Turn",
+    "WorkspaceError",
+    "check_site_path",
+    "parse_turn",
+    "reference_scorer_from_reward",
+    "run_site_episode",
+    "step_reward",
+]

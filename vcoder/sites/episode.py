@@ -1,0 +1,253 @@
+"""One site-building episode (WebGen-Agent's loop, the unit of Step-GRPO): up to T turns of write, render, grade.
+
+Each turn the policy replies to the conversation so far; the reply is parsed (:mod:`~vcoder.sites.turns`) and
+applied to the site (:mod:`~vcoder.sites.workspace`); a malformed reply changes nothing and scores
+``malformed_reward`` (WebGen-Agent's −1); a well-formed one is rendered and graded
+(:mod:`~vcoder.sites.grading`) and scores the step reward; the feedback
+(:mod:`~vcoder.sites.feedback`) becomes the next user turn. The episode ends at ``<finish/>`` or after
+``max_turns`` turns; the conversation ends with the model's last reply.
+
+Step reward = ``screenshot_weight * screenshot + gui_weight * gui`` over the components that could be judged,
+rescaled to the full weight when one was left out (a missing judge neither lowers nor raises a step's scale); None
+when no component could be judged. With the default weights (5, 5) a site scores 0–10 and a malformed turn −1,
+WebGen-Agent's scale (two 0–5 grades, −1). A weight of 0 switches a component off (the ablations).
+
+Example (inside a coroutine)::
+
+    client = ChatClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-Coder-7B-Instruct")
+    result = await run_site_episode({"instruction": "A counter page", "test_cases": cases}, client,
+                                    grader=SiteGrader(pool=pool), out_dir="runs/ep1")
+    result.to_dict()   # {"steps": [{"turn", "malformed", "files", "screenshot", "gui", "reward", "error"}], ...}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from vcoder.chat.client import ChatClient
+from vcoder.data.prompts import make_site_conversation
+from vcoder.sites.feedback import feedback_message, malformed_feedback, step_feedback
+from vcoder.sites.grading import SiteGrader, SiteGrades
+from vcoder.sites.records import EpisodeOptions, EpisodeResult, SiteTask, StepRecord
+from vcoder.sites.turns import parse_turn
+from vcoder.sites.workspace import SiteWorkspace, WorkspaceError
+from vcoder.verdicts.writing import episode_history, turn_line
+
+logger = logging.getLogger(__name__)
+
+#: maps the conversation so far (OpenAI-format messages) to the model's reply: a str, or an object with a ``text``
+#: attribute (kept on the step as ``generation``: token ids and logprobs for the trainer)
+SitePolicy = Callable[[list[dict[str, Any]]], Awaitable[Any]]
+
+
+def step_reward(screenshot: float | None, gui: float | None, options: EpisodeOptions) -> float | None:
+    """The weighted sum of the judged components, rescaled to the full weight; None when none was judged.
+
+    Example:
+        >>> step_reward(0.6, 1.0, EpisodeOptions())
+        8.0
+        >>> step_reward(None, 0.5, EpisodeOptions())   # appearance not judged: gui alone, on the full scale
+        5.0
+    """
+    active = [(w, s) for w, s in ((options.screenshot_weight, screenshot), (options.gui_weight, gui)) if w > 0]
+    judged = [(w, s) for w, s in active if s is not None]
+    if not judged:
+        return None
+    return sum(w * s for w, s in judged) * sum(w for w, _ in active) / sum(w for w, _ in judged)
+
+
+def as_site_policy(policy: Any, options: EpisodeOptions) -> SitePolicy:
+    """A ``ChatClient`` (sampling with the options' temperature and reply budget), or an async callable as is."""
+    if isinstance(policy, ChatClient):
+
+        async def ask(messages: list[dict[str, Any]]) -> str:
+            reply = await policy.chat(messages, temperature=options.temperature, max_tokens=options.max_reply_tokens)
+            return reply.text
+
+        return ask
+    if callable(policy):
+        return policy
+    raise TypeError(
+        f"policy must be a ChatClient or an async callable (messages -> reply), got {type(policy).__name__}"
+    )
+
+
+async def run_site_episode(
+    task: SiteTask | Mapping[str, Any],
+    policy: Any,
+    *,
+    grader: SiteGrader | None = None,
+    options: EpisodeOptions | None = None,
+    out_dir: str | Path | None = None,
+) -> EpisodeResult:
+    """Run one episode: up to ``options.max_turns`` turns of reply, parse, apply, render, grade, feedback.
+
+    Several episodes may run concurrently (``asyncio.gather``) on one grader and its shared pool.
+
+    Args:
+        task: a ``SiteTask`` or its dict form (``instruction``, ``test_cases``, ``reference``, ``id``).
+        policy: a ``ChatClient`` or an async callable ``messages -> reply`` (in-process generation).
+        grader: renders and grades the sites (default: ``SiteGrader()`` on the shared pool, scripted cases only).
+        options: the episode's settings.
+        out_dir: the episode folder (must be empty or absent); None uses a temporary one, removed at the end.
+
+    Returns:
+        The ``EpisodeResult``. Never raises for the model's output; a policy that fails (server down, timeout) or
+        an episode folder that is tampered with ends the episode with ``error`` set.
+
+    Raises:
+        ValueError / CaseError: an invalid task; WorkspaceError: ``out_dir`` is not empty.
+    """
+    task = task if isinstance(task, SiteTask) else SiteTask.from_dict(task)
+    options = options or EpisodeOptions()
+    grader = grader or SiteGrader()
+    ask = as_site_policy(policy, options)
+    scratch = None if out_dir is not None else tempfile.mkdtemp(prefix="vcoder-site-")
+    workspace = SiteWorkspace(out_dir if out_dir is not None else scratch, limits=options.limits)
+    messages = make_site_conversation(task.instruction, images=options.feedback_images)
+    expected = {c.task: c.expected_result for c in task.test_cases if c.expected_result}
+    graded: dict[str, SiteGrades] = {}  # an unchanged site (a <finish/>-only turn) is not graded twice
+    steps: list[StepRecord] = []
+    finished, error = False, None
+    try:
+        for turn_no in range(1, options.max_turns + 1):
+            try:
+                reply = await asyncio.wait_for(ask(list(messages)), options.reply_timeout_ms / 1000)
+            except Exception as exc:  # the server or the generator failed: nothing to say about the model
+                error = f"policy failed on turn {turn_no}: {type(exc).__name__}: {str(exc)[:300]}"
+                logger.warning("site episode %s: %s", task.id or "-", error)
+                break
+            text = reply if isinstance(reply, str) else getattr(reply, "text", None)
+            if not isinstance(text, str):
+                error = f"policy returned {type(reply).__name__}, not a str or an object with a str 'text'"
+                break
+            messages.append({"role": "assistant", "content": text})
+            record, screenshot = await _step(
+                turn_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
+            )
+            if record.generation is None and not isinstance(reply, str):
+                record = dataclasses.replace(record, generation=reply)
+            steps.append(record)
+            finished = record.finish
+            if finished or turn_no == options.max_turns:
+                break
+            image = screenshot if options.feedback_images else None
+            messages.append(feedback_message(record.feedback, image, max_image_side=options.feedback_image_side))
+    except WorkspaceError as exc:
+        error = str(exc)
+    result = EpisodeResult(
+        steps=tuple(steps),
+        finished=finished,
+        final_reward=_final_reward(steps, options),
+        messages=tuple(messages),
+        files=dict(workspace.files),
+        task_id=task.id,
+        error=error,
+        out_dir=None if out_dir is None else Path(out_dir),
+    )
+    try:
+        workspace.write_file("episode.json", json.dumps({"task_id": task.id, **result.to_dict()}, indent=1))
+    except WorkspaceError as exc:
+        logger.warning("site episode %s: %s", task.id or "-", exc)
+    finally:
+        workspace.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+async def _step(turn_no, text, task, workspace, grader, options, graded, expected, index, earlier):
+    """Parse, apply, grade and record one reply; writes the step folder. Returns (record, screenshot PNG).
+
+    The grader logs the site with the episode so far (``earlier`` steps and this turn, see ``episode_history``)."""
+    turn = parse_turn(text, limits=options.limits)
+    applied = workspace.apply(turn)
+    if applied.malformed is not None:
+        feedback = malformed_feedback(
+            turn=turn_no, max_turns=options.max_turns, error=applied.error, penalty=options.malformed_reward
+        )
+        record = StepRecord(
+            turn=turn_no,
+            malformed=True,
+            files=(),
+            screenshot=None,
+            gui=None,
+            reward=options.malformed_reward,
+            error=applied.error,
+            malformed_kind=applied.malformed.value,
+            reply=text,
+            feedback=feedback,
+            message_index=index,
+        )
+        _write_step(workspace, record, None)
+        return record, None
+    site_dir = workspace.write_site(turn_no)
+    digest = workspace.digest()
+    if digest not in graded:
+        did = turn_line(turn_no, written=applied.written, deleted=applied.deleted, finish=turn.finish)
+        history = episode_history(earlier, did)
+        graded[digest] = await grader.grade(workspace.files, site_dir, task, options, history=history)
+    grades = graded[digest]
+    reward = step_reward(grades.screenshot, grades.gui, options)
+    rendered = grades.rendered
+    feedback = step_feedback(
+        turn=turn_no,
+        max_turns=options.max_turns,
+        applied=applied,
+        grades=grades,
+        reward=reward,
+        expected=expected,
+        visible_text=not options.feedback_images,
+    )
+    record = StepRecord(
+        turn=turn_no,
+        malformed=False,
+        files=applied.written,
+        screenshot=grades.screenshot,
+        gui=grades.gui,
+        reward=reward,
+        error=grades.error,
+        deleted=applied.deleted,
+        finish=turn.finish,
+        notes=(*applied.notes, *grades.notes),
+        cases=grades.cases,
+        console_errors=rendered.console_errors if rendered is not None else (),
+        reply=text,
+        feedback=feedback,
+        message_index=index,
+    )
+    png = rendered.png if rendered is not None and rendered.ok else None
+    _write_step(workspace, record, png)
+    return record, png
+
+
+def _write_step(workspace: SiteWorkspace, record: StepRecord, png: bytes | None) -> None:
+    workspace.write_step_file(record.turn, "reply.txt", record.reply)
+    workspace.write_step_file(record.turn, "feedback.md", record.feedback)
+    if png is not None:
+        workspace.write_step_file(record.turn, "screenshot.png", png)
+    detail = {
+        **record.to_dict(),
+        "malformed_kind": record.malformed_kind,
+        "deleted": list(record.deleted),
+        "finish": record.finish,
+        "notes": list(record.notes),
+        "cases": [c.to_dict() for c in record.cases],
+        "console_errors": list(record.console_errors),
+    }
+    workspace.write_step_file(record.turn, "step.json", json.dumps(detail, indent=1))
+
+
+def _final_reward(steps: list[StepRecord], options: EpisodeOptions) -> float | None:
+    good = [s for s in steps if not s.malformed]
+    if good:
+        return good[-1].reward
+    return options.malformed_reward if steps else None
