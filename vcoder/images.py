@@ -11,7 +11,7 @@ import io
 import os
 from typing import Any
 
-__all__ = ["decode_png", "resize_to_max_pixels", "to_pil", "to_png", "to_rgb_array"]
+__all__ = ["decode_png", "image_size", "resize_to_max_pixels", "to_pil", "to_png", "to_rgb_array"]
 
 
 def to_pil(image: Any):
@@ -91,6 +91,19 @@ def decode_png(data: bytes):
     if bgr is None:  # a format OpenCV does not read
         return to_rgb_array(data)
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def image_size(value: Any) -> tuple[int, int]:
+    """(width, height) of an image column value, reading only the header where it can."""
+    from PIL import Image
+
+    if isinstance(value, Image.Image):
+        return value.size
+    if isinstance(value, dict):
+        value = value.get("bytes") or value.get("path")
+    src = io.BytesIO(value) if isinstance(value, (bytes, bytearray)) else value
+    with Image.open(src) as img:
+        return img.size
 
 
 def resize_to_max_pixels(image: Any, max_pixels: int | None):

@@ -15,8 +15,9 @@ Example:
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
+
+from vcoder.suggest import closest
 
 __all__ = ["OneLineParser", "close_match", "print_error", "unknown_option_hint"]
 
@@ -30,7 +31,7 @@ def close_match(word: str, candidates, *, cutoff: float = 0.6) -> str | None:
     by_normal: dict[str, str] = {}
     for candidate in candidates:  # the first spelling of a name wins (--run_dir before its alias --run-dir)
         by_normal.setdefault(_normal(str(candidate)), str(candidate))
-    found = difflib.get_close_matches(_normal(word), list(by_normal), n=1, cutoff=cutoff)
+    found = closest(_normal(word), by_normal, cutoff=cutoff)
     return by_normal[found[0]] if found else None
 
 

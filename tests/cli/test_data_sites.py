@@ -59,5 +59,9 @@ def test_trajectories_from_a_task_file(tmp_path, capsys):
         roles = [m["role"] for m in record["messages"]]
         assert roles == ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
         assert parse_turn(record["messages"][-1]["content"]).finish
+    # the agent SFT reader takes the file as it is, every turn kept
+    from vcoder.data.trajectories import read_trajectories
+
+    assert read_trajectories(out) == records
     metas = [json.loads(line) for line in (tmp_path / "traj" / "t.jsonl.meta.jsonl").read_text().splitlines()]
     assert [m["kind"] for m in metas] == ["counter", "poll"] and all(m["gui"][-1] == 1.0 for m in metas)

@@ -1,4 +1,4 @@
-"""The identical-numbers check: every reward scores the 200 fixed pairs exactly as ``scored_pairs.json`` records.
+"""The identical-numbers check: every reward scores the fixed pairs (218) exactly as ``scored_pairs.json`` records.
 
 A speed-up of the rewards must not move any value (tolerance 1e-12). A deliberate change of reward values
 regenerates the fixture (``PYTHONPATH=$PWD python -m tests.rewards.scored_pairs --regenerate``; see
@@ -16,9 +16,9 @@ from tests.rewards.scored_pairs import FIXTURE, NAMES, differences, score_pairs
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_fixture_covers_200_pairs_and_every_reward():
+def test_fixture_covers_at_least_200_pairs_and_every_reward():
     expected = json.loads(FIXTURE.read_text())
-    assert len(expected) == 200
+    assert len(expected) >= 200  # 200 when it was made; the gaming set's new imitations added 18
     for name in NAMES:
         values = [pair["rewards"][name] for pair in expected.values() if pair["rewards"][name] is not None]
         # the pairs must exercise each reward over its range, not sit at one value

@@ -118,7 +118,7 @@ def test_the_orm_reward_needs_an_orm_folder(tmp_path):
         build_reward("orm")
     with pytest.raises(ValueError, match="is not an ORM: it has no orm.json"):
         build_reward("orm", orm_model=str(tmp_path))
-    with pytest.raises(ValueError, match="unknown reward 'orn'. Did you mean 'orm'"):
+    with pytest.raises(ValueError, match=r"unknown reward 'orn' \(did you mean 'orm'"):
         build_reward("orn")
 
 

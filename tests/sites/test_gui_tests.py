@@ -114,28 +114,32 @@ OPTIONS = EpisodeOptions(width=640, height=400, case_deadline_ms=20_000, action_
 SITE = '<file path="index.html"><h1>Todos</h1><input id="new"><button>Add</button><ul></ul></file>'
 
 
-def _graded(tmp_path, writer_reply, agent_reply):
+def _graded(tmp_path, writer_reply, agent_reply, *, writer_statuses=(), verdict_log=None):
     from vcoder.rendering import get_default_pool
 
     ws = SiteWorkspace(tmp_path / "ep")
     assert ws.apply(parse_turn(SITE)).malformed is None
     site_dir = ws.write_site(1)
     task = SiteTask(INSTRUCTION, id="train_3")
-    with ScriptedServer(writer_reply) as writer_server, ScriptedServer(agent_reply) as agent_server:
+    writer_server = ScriptedServer(writer_reply, statuses=writer_statuses)
+    with writer_server, ScriptedServer(agent_reply) as agent_server:
         grader = WrittenTestGrader(
             writer(writer_server, cache_dir=tmp_path / "gui_tests"),
             pool=get_default_pool(),
             gui_agent=VLMPolicy(agent_server.base_url, "scripted", max_retries=0),
+            verdict_log=verdict_log,
         )
         grades = asyncio.run(grader.grade(ws.files, site_dir, task, OPTIONS))
-    return grades, agent_server
+    return grades, agent_server, writer_server
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize(("verdict", "score"), [("YES", 1.0), ("PARTIAL", 0.5), ("NO", 0.0)])
 def test_the_gui_agent_runs_the_written_test(tmp_path, verdict, score):
     answer = json.dumps({"action": "answer", "verdict": verdict, "reason": "checked"})
-    grades, agent = _graded(tmp_path, TAGGED, answer)
+    log = tmp_path / "verdicts.jsonl"
+    grades, agent, _ = _graded(tmp_path, TAGGED, answer, verdict_log=log)
+    assert TEST in log.read_text() and "admin123456" in log.read_text()  # the verdict log keeps the test that ran
     assert grades.gui == score and [c.verdict.value for c in grades.cases] == [verdict]
     assert grades.cases[0].task == TEST + SUFFIX
     first_turn = json.dumps(agent.bodies[0]["messages"])
@@ -146,8 +150,17 @@ def test_the_gui_agent_runs_the_written_test(tmp_path, verdict, score):
 def test_no_written_test_means_the_gui_score_is_not_judged(tmp_path, caplog):
     answer = json.dumps({"action": "answer", "verdict": "YES", "reason": "checked"})
     with caplog.at_level(logging.ERROR, logger="vcoder.sites.gui_tests"):
-        grades, agent = _graded(tmp_path, "I would test the todo list.", answer)
+        grades, agent, written = _graded(tmp_path, "I would test the todo list.", answer)
+    assert written.chat_hits == MAX_TRIES  # one grading, one round of tries
     assert grades.gui is None and grades.cases == ()  # "could not judge", not 0
     assert any("test writer gave no test" in note for note in grades.notes)
     assert agent.chat_hits == 0 and any("train_3" in r.getMessage() for r in caplog.records)
     assert grades.rendered is not None and grades.rendered.ok  # the site itself was fine
+
+
+@pytest.mark.browser
+def test_a_failing_writer_server_is_no_score(tmp_path):
+    answer = json.dumps({"action": "answer", "verdict": "YES", "reason": "checked"})
+    grades, agent, written = _graded(tmp_path, TAGGED, answer, writer_statuses=(500,))
+    assert grades.gui is None and agent.chat_hits == 0
+    assert written.chat_hits == 1  # asked once for the grading (its reply was a 500), not again by assess

@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if suffix in (".html", ".htm"):
         columns["html"] = [args.ref.read_text(encoding="utf-8", errors="replace")]
     else:
-        from PIL import Image
+        from vcoder.images import to_pil
 
-        columns["image"] = [Image.open(args.ref).convert("RGB")]
+        columns["image"] = [to_pil(args.ref)]
     pred = args.pred.read_text(encoding="utf-8", errors="replace")
 
     import asyncio

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -133,19 +132,6 @@ def make_row(
         "html": html,
         "id": str(row_id),
     }
-
-
-def image_size(value: Any) -> tuple[int, int]:
-    """(width, height) of an image column value, reading only the header where it can."""
-    from PIL import Image
-
-    if isinstance(value, Image.Image):
-        return value.size
-    if isinstance(value, dict):
-        value = value.get("bytes") or value.get("path")
-    src = io.BytesIO(value) if isinstance(value, (bytes, bytearray)) else value
-    with Image.open(src) as img:
-        return img.size
 
 
 def to_dataset(rows: Iterable[dict[str, Any]]):

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from vcoder.data.common import RowFilter, bottom_k, image_size, in_split
+from vcoder.data.common import RowFilter, bottom_k, in_split
+from vcoder.images import image_size
 
 
 def keeps(row: dict[str, Any], *, text_col: str, image_col: str, flt: RowFilter, split: str, holdout: float) -> bool:

@@ -37,9 +37,7 @@ class ClipScorer:
         from vcoder.models.clip import ClipWeightsNotFound, load_clip
 
         try:
-            # a tiny model has no published weights: "openai" (the default tag) means random weights there
-            weights = None if tiny and pretrained == "openai" else pretrained
-            return cls(load_clip(model, weights, tiny=tiny))
+            return cls(load_clip(model, pretrained, tiny=tiny))
         except ClipWeightsNotFound as exc:
             logger.warning(
                 "CLIP weights %s/%s are not available locally, so the clip column is null and overall averages "

@@ -17,7 +17,6 @@ The evaluation runner uses the same pieces, with :func:`score_pair` in worker pr
 from __future__ import annotations
 
 import functools
-import io
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -158,10 +157,11 @@ def thumbnail(png: bytes, path: Path) -> None:
     """Write the report's JPEG thumbnail of a screenshot (the top of a long page)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as img:
-        img = img.convert("RGB")
-        scale = THUMB_WIDTH / max(img.width, 1)
-        small = img.resize((THUMB_WIDTH, max(1, round(img.height * scale))), Image.BILINEAR)
-        if small.height > THUMB_MAX_HEIGHT:  # long pages: the top is what a person compares first
-            small = small.crop((0, 0, THUMB_WIDTH, THUMB_MAX_HEIGHT))
-        small.save(path, "JPEG", quality=72)
+    from vcoder.images import to_pil
+
+    img = to_pil(png)
+    scale = THUMB_WIDTH / max(img.width, 1)
+    small = img.resize((THUMB_WIDTH, max(1, round(img.height * scale))), Image.BILINEAR)
+    if small.height > THUMB_MAX_HEIGHT:  # long pages: the top is what a person compares first
+        small = small.crop((0, 0, THUMB_WIDTH, THUMB_MAX_HEIGHT))
+    small.save(path, "JPEG", quality=72)

@@ -95,10 +95,11 @@ def draw_marks(png: bytes, elements: tuple[Element, ...] | list[Element]) -> byt
     Returns:
         A new PNG with the marks.
     """
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import ImageDraw, ImageFont
 
-    with Image.open(io.BytesIO(png)) as src:
-        img = src.convert("RGB")
+    from vcoder.images import to_pil
+
+    img = to_pil(png)
     draw = ImageDraw.Draw(img)
     font = ImageFont.load_default()
     for el in elements:

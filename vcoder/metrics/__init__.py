@@ -24,8 +24,10 @@ if TYPE_CHECKING:  # the names the lazy table below serves, for readers and tool
     )
     from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length, tour_similarity
     from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score, strip_think
+    from vcoder.metrics.hidden import height_ratio, hidden_text_share, written_text_chars
     from vcoder.metrics.image import (
         align,
+        check_screenshot,
         content_coverage,
         content_fraction,
         grey_at_width,
@@ -46,6 +48,7 @@ _EXPORTS = {
     "InkProfile": "ink",
     "MergedBlock": "_blocks",
     "align": "image",
+    "check_screenshot": "image",
     "block_scores": "design2code",
     "clip_similarities": "clip",
     "clip_similarity": "clip",
@@ -56,6 +59,8 @@ _EXPORTS = {
     "extract_html": "extract",
     "format_score": "extract",
     "grey_at_width": "image",
+    "height_ratio": "hidden",
+    "hidden_text_share": "hidden",
     "histogram_similarity": "image",
     "ink_evidence": "ink",
     "ink_layout_similarity": "ink",
@@ -74,6 +79,7 @@ _EXPORTS = {
     "tour_similarity": "dom",
     "validity_report": "validity",
     "validity_score": "validity",
+    "written_text_chars": "hidden",
 }
 
 __all__ = [
@@ -85,6 +91,7 @@ __all__ = [
     "MergedBlock",
     "align",
     "block_scores",
+    "check_screenshot",
     "clip_similarities",
     "clip_similarity",
     "content_coverage",
@@ -94,6 +101,8 @@ __all__ = [
     "extract_html",
     "format_score",
     "grey_at_width",
+    "height_ratio",
+    "hidden_text_share",
     "histogram_similarity",
     "ink_evidence",
     "ink_layout_similarity",
@@ -112,6 +121,7 @@ __all__ = [
     "tour_similarity",
     "validity_report",
     "validity_score",
+    "written_text_chars",
 ]
 
 

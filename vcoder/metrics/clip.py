@@ -15,6 +15,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from vcoder.metrics.image import check_screenshot
+
 __all__ = ["clip_similarities", "clip_similarity", "mask_text", "squash_to_square"]
 
 
@@ -75,8 +77,7 @@ def mask_text(image: np.ndarray, boxes: Iterable[tuple[float, float, float, floa
     Returns:
         A new (H, W, 3) uint8 image (the input is not modified).
     """
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError(f"image must be an (H, W, 3) uint8 RGB array, got shape {getattr(image, 'shape', None)}")
+    image = check_screenshot(image)
     import cv2
 
     height, width = image.shape[:2]
@@ -106,8 +107,7 @@ def squash_to_square(image: np.ndarray, size: int) -> np.ndarray:
     """
     if size < 1:
         raise ValueError(f"size={size} must be >= 1")
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[0] == 0 or image.shape[1] == 0:
-        raise ValueError(f"image must be a non-empty (H, W, 3) array, got shape {getattr(image, 'shape', None)}")
+    image = check_screenshot(image)
     import cv2
 
     shrinking = image.shape[0] * image.shape[1] > size * size

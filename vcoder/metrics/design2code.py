@@ -70,6 +70,7 @@ from vcoder.layout import Layout
 from vcoder.metrics._blocks import MergedBlock, merge_pair, prepare_blocks
 from vcoder.metrics._scores import BlockMatching, BlockPair, BlockScores
 from vcoder.metrics._textsim import TextSimilarity
+from vcoder.metrics.image import check_screenshot
 
 __all__ = [
     "BlockScores",
@@ -88,18 +89,13 @@ _BONUS, _WINDOW = 0.1, 1
 _TRIAL_CELLS = 4_000_000
 
 
-def _validate(layout, image, name: str) -> None:
+def _validate(layout, image, name: str):
+    """The layout checked, and the screenshot's RGB view (or None)."""
     if not isinstance(layout, Layout):
         raise TypeError(f"{name} must be a vcoder.layout.Layout (Rendered.layout), got {type(layout).__name__}")
     if layout.width <= 0 or layout.height <= 0:
         raise ValueError(f"{name} has size {layout.width}x{layout.height}; a rendered layout has a positive size")
-    if image is not None:
-        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-            shape = getattr(image, "shape", None)
-            raise ValueError(
-                f"{name} image must be an (H, W, 3) uint8 RGB array (Rendered.image), got {type(image).__name__} "
-                f"with shape {shape}"
-            )
+    return None if image is None else check_screenshot(image, f"{name} image")
 
 
 def _assign(sim: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -255,8 +251,7 @@ def match_blocks(
     Returns:
         The blocks after merging and the kept pairs (similarity >= 0.5).
     """
-    _validate(ref, ref_image, "ref")
-    _validate(pred, pred_image, "pred")
+    ref_image, pred_image = _validate(ref, ref_image, "ref"), _validate(pred, pred_image, "pred")
     return match_prepared_blocks(
         prepare_blocks(ref, ref_image),
         prepare_blocks(pred, pred_image),
@@ -268,7 +263,7 @@ def match_blocks(
 def page_blocks(layout: Layout, image: np.ndarray | None = None, *, ink: np.ndarray | None = None):
     """A page's blocks as ``match_blocks`` prepares them (inputs validated the same way), for
     ``match_prepared_blocks``; ``ink`` is ``vcoder.metrics.ink_mask(image)`` when the caller has it already."""
-    _validate(layout, image, "layout")
+    image = _validate(layout, image, "layout")
     return prepare_blocks(layout, image, ink=ink)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 __all__ = [
     "align",
+    "check_screenshot",
     "content_coverage",
     "content_fraction",
     "grey_at_width",
@@ -33,7 +34,15 @@ __all__ = [
 _WINDOW = 7  # SSIM's uniform window (skimage's default)
 
 
-def _check(image, name: str) -> np.ndarray:
+def check_screenshot(image, name: str = "image") -> np.ndarray:
+    """The one check of a screenshot argument: an (H, W, 3|4) uint8 array with at least one pixel.
+
+    Returns:
+        Its RGB view (an alpha channel is dropped, nothing is copied).
+
+    Raises:
+        ValueError: anything else, naming ``name`` and how to convert a PIL image.
+    """
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] not in (3, 4):
         raise ValueError(
             f"{name} must be an (H, W, 3) uint8 RGB array such as Rendered.image, got {type(image).__name__} with "
@@ -65,7 +74,7 @@ def align(ref: np.ndarray, pred: np.ndarray, *, width: int | None = None) -> tup
     Returns:
         ``(ref, pred)`` with identical shapes.
     """
-    ref, pred = _check(ref, "ref"), _check(pred, "pred")
+    ref, pred = check_screenshot(ref, "ref"), check_screenshot(pred, "pred")
     width = int(width or ref.shape[1])
     if width < 1:
         raise ValueError(f"width={width} must be >= 1")
@@ -96,7 +105,7 @@ def ssim(ref: np.ndarray, pred: np.ndarray, *, width: int | None = None, scale: 
         raise ValueError(f"scale={scale} must be in (0, 1]; use 0.5 to compare at half resolution")
     import cv2
 
-    ref, pred = _check(ref, "ref"), _check(pred, "pred")
+    ref, pred = check_screenshot(ref, "ref"), check_screenshot(pred, "pred")
     width = int(width or ref.shape[1])
     if scale == 1.0 and min(width, round(ref.shape[0] * width / ref.shape[1])) >= _WINDOW:
         return ssim_of_greys(grey_at_width(ref, width), grey_at_width(pred, width))
@@ -124,7 +133,7 @@ def grey_at_width(image: np.ndarray, width: int) -> np.ndarray:
     """
     import cv2
 
-    image = _check(image, "image")
+    image = check_screenshot(image, "image")
     if int(width) < 1:
         raise ValueError(f"width={width} must be >= 1")
     height = max(1, round(image.shape[0] * width / image.shape[1]))
@@ -193,7 +202,7 @@ def histogram_similarity(ref: np.ndarray, pred: np.ndarray, *, bins: int = 8) ->
     """
     if not 1 <= bins <= 256:
         raise ValueError(f"bins={bins} must be in [1, 256]")
-    ref, pred = _check(ref, "ref"), _check(pred, "pred")
+    ref, pred = check_screenshot(ref, "ref"), check_screenshot(pred, "pred")
 
     def hist(image: np.ndarray) -> np.ndarray:
         q = (image.reshape(-1, 3).astype(np.int64) * bins) // 256
@@ -215,7 +224,7 @@ def content_fraction(image: np.ndarray, *, tolerance: int = 16) -> float:
     """
     import cv2
 
-    image = np.ascontiguousarray(_check(image, "image"))
+    image = np.ascontiguousarray(check_screenshot(image, "image"))
     pixels = image.reshape(-1, 3)
     sample = pixels[:: max(1, len(pixels) // 20_000)].astype(np.int64)  # the mode of a sample is enough
     packed = (sample[:, 0] << 16) | (sample[:, 1] << 8) | sample[:, 2]

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vcoder.metrics.image import check_screenshot
+
 __all__ = [
     "INK_CONTRAST",
     "MIN_TEXT_PX",
@@ -58,8 +60,7 @@ _MARKER_PX = 40
 
 def ink_mask(image: np.ndarray) -> np.ndarray:
     """Ink pixels of an RGB image (see the module docstring): an (H, W) bool array."""
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] < 3 or image.dtype != np.uint8:
-        raise ValueError(f"image must be an (H, W, 3) uint8 RGB array, got shape {getattr(image, 'shape', None)}")
+    image = check_screenshot(image)
     import cv2
 
     out = np.zeros(image.shape[:2], dtype=bool)

@@ -225,7 +225,7 @@ def load_clip(
             ``model="ViT-B-32-quickgelu"`` with it.
         device: torch device; default "cuda" when available, else "cpu".
         tiny: build a tiny random open_clip model (64-d embeddings, 64 px input, ~0.3M parameters) offline,
-            for tests; a checkpoint path then loads into that architecture.
+            for tests; a checkpoint path then loads into that architecture, and a pretrained tag is ignored.
         batch_size: images per forward pass.
         resize_on_device: see ``ClipEmbedder`` (None: on the device unless it is the CPU).
 
@@ -248,8 +248,7 @@ def load_clip(
         net = _tiny_model()
         if path is not None:
             _load_state_dict(net, path)
-        elif pretrained is not None:
-            raise ValueError(f"tiny=True takes pretrained=None or a checkpoint path, not the tag {pretrained!r}")
+        # a tiny model has no published weights: any tag ("openai", every caller's default) means random weights
         name = f"tiny-clip:{path or 'random'}"
         return ClipEmbedder(
             net,

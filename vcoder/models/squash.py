@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vcoder.metrics.image import check_screenshot
+
 __all__ = ["axis_taps", "check_pages", "squash_normalise"]
 
 _COEF_SCALE = 2048  # OpenCV's INTER_RESIZE_COEF_SCALE: 8-bit cubic/linear coefficients are multiples of 1/2048
@@ -140,14 +142,9 @@ def _resize_axis(x, taps, dim: int):
     return (gathered * weight.view(view)).sum(dim + 1)
 
 
-def check_pages(images: Sequence[np.ndarray]) -> None:
-    """Raise ValueError naming the first item that is not an (H, W, 3) uint8 RGB array (what a render gives)."""
-    for k, image in enumerate(images):
-        if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
-            raise ValueError(
-                f"images[{k}] must be an (H, W, 3) uint8 RGB array (Rendered.image), got shape "
-                f"{getattr(image, 'shape', None)} dtype {getattr(image, 'dtype', None)}"
-            )
+def check_pages(images: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The pages' RGB views; ValueError names the first that is not a screenshot (``check_screenshot``)."""
+    return [check_screenshot(image, f"images[{k}]") for k, image in enumerate(images)]
 
 
 def squash_normalise(images: Sequence[np.ndarray], size: int, *, mean, std, device):
@@ -170,7 +167,7 @@ def squash_normalise(images: Sequence[np.ndarray], size: int, *, mean, std, devi
 
     if size < 1:
         raise ValueError(f"size={size} must be >= 1")
-    check_pages(images)
+    images = check_pages(images)
     out = torch.empty((len(images), 3, size, size), dtype=torch.float32, device=device)
     for k, image in enumerate(images):
         # one page at a time: the transient tensors stay ~100 MB even for 4000 px pages (a GPU shared with training)

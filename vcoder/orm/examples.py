@@ -123,7 +123,7 @@ def build_examples(
 
 def _pages(records: Sequence[VerdictRecord], base_dir, image_width: int, pool) -> list[tuple[str, list, Any]]:
     """(html, visible text blocks, screenshot or None) per record, rendering those that miss text or screenshot."""
-    from PIL import Image
+    from vcoder.images import to_pil
 
     found, todo = [], []
     for i, record in enumerate(records):
@@ -135,7 +135,7 @@ def _pages(records: Sequence[VerdictRecord], base_dir, image_width: int, pool) -
             )
         shot = resolve(record.screenshot, base_dir) if record.screenshot else None
         wanted = image_width > 0 and shot is not None and shot.is_file()
-        image = Image.open(shot).convert("RGB") if wanted else None
+        image = to_pil(shot) if wanted else None
         if record.page_text is None or (image is None and image_width > 0):
             todo.append(i)
         found.append((html, list(record.page_text or ()), image))

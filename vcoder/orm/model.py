@@ -140,7 +140,7 @@ def prepare_image(image: Any, width: int):
         return None
     from vcoder.images import to_pil
 
-    pil = to_pil(image).convert("RGB")
+    pil = to_pil(image)
     if pil.width != width:
         pil = pil.resize((width, max(1, round(pil.height * width / pil.width))))
     return pil

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import logging
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
 
@@ -26,12 +27,8 @@ def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
     known = known_keys(parser)
     # the parser's own dataclasses (VCoderScriptArguments / StepGRPOScriptArguments, the trainer config, ...)
     owners = [cls.__name__ for cls in getattr(parser, "dataclass_types", ())] or ["the pipeline's arguments"]
-    hints = []
-    for key in keys:
-        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (
-        f"{where}: unknown key(s) {', '.join(hints)}; these are not fields of {', '.join(owners)}. Fix the "
+        f"{where}: unknown key(s) {unknown_names(keys, sorted(known))}; these are not fields of {', '.join(owners)}. Fix the "
         "spelling or remove them (`vcoder train PIPELINE --help` lists them all)."
     )
 
@@ -53,7 +50,8 @@ def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception])
         try:
             data = yaml.safe_load(handle)
         except yaml.YAMLError as exc:
-            raise error(f"{what} {path!r} is not valid YAML: {exc}") from exc
+            # yaml's message spans lines (problem, then where); one line for the user
+            raise error(f"{what} {path!r} is not valid YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(data, dict):
         raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
     return data
@@ -115,6 +113,23 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
         # a bad value: the type conversion or a config's __post_init__ says which and what to give instead
         raise RecipeError(f"{'config file or ' if '--config' in argv else ''}command line: {exc}") from exc
     return tuple(parsed)
+
+
+def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:
+    """Run a pipeline's ``cli`` as a program (``python -m vcoder.pipelines.grpo``): a recipe or command line that
+    cannot run is one line on stderr and exit status 2, not a traceback.
+
+    Args:
+        cli: the pipeline's ``cli(argv) -> int``.
+        prog: the program's name in the message.
+        argv: arguments (default ``sys.argv[1:]``).
+    """
+    from vcoder.usage import print_error
+
+    try:
+        return cli(argv)
+    except RecipeError as exc:
+        return print_error(prog, str(exc))
 
 
 def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from vcoder.rendering import defaults, live
 from vcoder.rendering.jobs import DEFAULT_ENTRY, Job, dedup_key, make_job, per_document, run_batch
-from vcoder.rendering.lifecycle import STATS, Lifecycle, PoolOptions
+from vcoder.rendering.lifecycle import STATS, Lifecycle, PoolOptions, takes_pool_options
 from vcoder.rendering.types import BrowserUnavailable, Rendered
 
 T = TypeVar("T")
@@ -33,37 +33,22 @@ class AsyncBrowserPool:
         loop: the home event loop, fixed for the pool's life (it must be running, in another thread, when the pool
             is called from other loops; ``BrowserPool`` passes its background loop). None: the first loop that
             uses the pool, replaced by the next caller's when it has been closed (successive ``asyncio.run``).
-        max_pages: concurrent page slots (each its own browser context).
-        executable_path: Chromium binary (default: ``$VCODER_CHROMIUM``, Playwright's, Debian's
-            ``chromium-headless-shell``, then its ``chromium``).
-        assets_dir: front-end asset cache (default ``$VCODER_ASSETS_DIR`` or ``~/.cache/vcoder/assets``).
-        timeout_ms: default per-render deadline, in ms.
-        max_height: screenshot height cap in px (taller pages are cut, ``Rendered.truncated``).
-        launch_args: extra Chromium flags (a ``--disable-features`` list is merged into the pool's one).
-        recycle_after: renders after which a slot's context is replaced. Measured over 500 renders: browser memory
-            grew ~16% with 500 and stayed flat with 100 (a new context costs ~0.2 s, 0.2% of 100 renders).
+        **options: the fields of ``PoolOptions`` (``max_pages``, ``executable_path``, ``assets_dir``,
+            ``timeout_ms``, ``max_height``, ``launch_args``, ``recycle_after``), each documented there once.
 
     Example:
         >>> async with AsyncBrowserPool() as pool:  # doctest: +SKIP
         ...     r = await pool.render("<h1>Hi</h1>")
     """
 
-    def __init__(
-        self,
-        *,
-        loop: asyncio.AbstractEventLoop | None = None,
-        max_pages: int = defaults.MAX_PAGES,
-        executable_path: str | os.PathLike | None = None,
-        assets_dir: str | os.PathLike | None = None,
-        timeout_ms: float = defaults.TIMEOUT_MS,
-        max_height: int = defaults.MAX_HEIGHT,
-        launch_args: Iterable[str] = (),
-        recycle_after: int = defaults.RECYCLE_AFTER,
-    ) -> None:
-        self.options = PoolOptions(
-            max_pages, executable_path, assets_dir, timeout_ms, max_height, tuple(launch_args), recycle_after
+    @takes_pool_options
+    def __init__(self, *, loop: asyncio.AbstractEventLoop | None = None, **options: Any) -> None:
+        self.options = PoolOptions.from_keywords("AsyncBrowserPool", options)
+        self.max_pages, self.timeout_ms, self.max_height = (
+            self.options.max_pages,
+            self.options.timeout_ms,
+            self.options.max_height,
         )
-        self.max_pages, self.timeout_ms, self.max_height = max_pages, timeout_ms, max_height
         self._stats = dict.fromkeys(STATS, 0)
         self._life = Lifecycle(self.options, loop=loop, stats=self._stats)
 

@@ -9,9 +9,11 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from vcoder.rendering import defaults
 from vcoder.rendering.jobs import DEFAULT_ENTRY, per_document
+from vcoder.rendering.lifecycle import PoolOptions, takes_pool_options
 from vcoder.rendering.pool import AsyncBrowserPool
 from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable, Rendered
 
@@ -33,34 +35,23 @@ class BrowserPool:
         ...     shot = pool.render("<h1>Hi</h1>").image
     """
 
-    def __init__(
-        self,
-        *,
-        max_pages: int = defaults.MAX_PAGES,
-        executable_path: str | os.PathLike | None = None,
-        assets_dir: str | os.PathLike | None = None,
-        timeout_ms: float = defaults.TIMEOUT_MS,
-        max_height: int = defaults.MAX_HEIGHT,
-        launch_args: Iterable[str] = (),
-        recycle_after: int = defaults.RECYCLE_AFTER,
-    ) -> None:
+    @takes_pool_options
+    def __init__(self, **options: Any) -> None:
+        PoolOptions.from_keywords("BrowserPool", options)  # refuse bad options before a loop exists
         self._loop = asyncio.new_event_loop()
         try:
-            self.async_pool = AsyncBrowserPool(
-                loop=self._loop,  # home loop fixed before anyone else can adopt the pool
-                max_pages=max_pages,
-                executable_path=executable_path,
-                assets_dir=assets_dir,
-                timeout_ms=timeout_ms,
-                max_height=max_height,
-                launch_args=launch_args,
-                recycle_after=recycle_after,
-            )
+            # home loop fixed before anyone else can adopt the pool
+            self.async_pool = AsyncBrowserPool(loop=self._loop, **options)
         except BaseException:
             self._loop.close()  # bad options: nothing was started
             raise
         self._thread = threading.Thread(target=self._loop.run_forever, name="vcoder-browser-pool", daemon=True)
+        running = threading.Event()
+        self._loop.call_soon_threadsafe(running.set)
         self._thread.start()
+        # until its loop runs, a render from another loop is refused as a BROWSER failure ("could not judge"): the
+        # window between the thread starting and the loop running is wide on a loaded machine
+        running.wait(30)
         self.closed = False
 
     def _call(self, make: Callable[[], Coroutine], timeout: float | None = None):
@@ -195,35 +186,19 @@ def _hook_process() -> None:
         atexit.register(_close_default)
 
 
-def get_default_pool(
-    *,
-    max_pages: int | None = None,
-    executable_path: str | os.PathLike | None = None,
-    assets_dir: str | os.PathLike | None = None,
-    timeout_ms: float | None = None,
-    max_height: int | None = None,
-    launch_args: Iterable[str] | None = None,
-    recycle_after: int | None = None,
-) -> BrowserPool:
+@takes_pool_options(unset_is_none=True)
+def get_default_pool(**options: Any) -> BrowserPool:
     """The process-wide shared ``BrowserPool``: created on first use, re-created after fork, closed at exit.
 
-    Args: ``BrowserPool``'s, used when the shared pool is created (None: the pool's default); given again once it
-    exists they are ignored, with a warning.
+    Args: ``PoolOptions``' fields, used when the shared pool is created (None: the pool's default); given again once
+    it exists they are ignored, with a warning.
 
     Returns:
         The shared pool.
     """
     global _default, _default_pid
-    options = {
-        "max_pages": max_pages,
-        "executable_path": executable_path,
-        "assets_dir": assets_dir,
-        "timeout_ms": timeout_ms,
-        "max_height": max_height,
-        "launch_args": launch_args,
-        "recycle_after": recycle_after,
-    }
     options = {k: v for k, v in options.items() if v is not None}
+    PoolOptions.from_keywords("get_default_pool", options)  # a typo fails even when the shared pool exists
     _hook_process()
     with _lock:
         if _default is None or _default.closed or _default_pid != os.getpid():

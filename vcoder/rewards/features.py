@@ -19,6 +19,12 @@ _MIN_REFERENCE_CONTENT = 0.002
 # content is estimated on every 3rd pixel both ways: the same fraction within ~1e-3, 9x less work
 _CONTENT_STRIDE = 3
 BLOCK_COMPONENTS = ("block", "text", "position", "color")
+# hidden text: the share of a page's written text it may hide beyond its reference's before it pays, and how many
+# seen characters' credit each further hidden one cancels
+_HIDDEN_TOLERANCE = 0.05
+_HIDDEN_COST = 3.0
+# a page up to this many times as tall (for its width) as its reference is not penalised for its height
+_MAX_STRETCH = 1.5
 
 
 def content(page: Page) -> float:
@@ -61,10 +67,40 @@ def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
     return page.feature(f"gate:{ref.key}", compute)
 
 
+def hidden_text(page: Page) -> float:
+    """The share of the page's written text its render does not show (0 for a reference known by its image)."""
+    from vcoder.metrics import hidden_text_share
+
+    if page.layout is None or not page.source:
+        return 0.0
+    return page.feature("hidden_text", lambda p: hidden_text_share(p.source, p.layout, p.image))
+
+
+def imitation_factor(ref: Page, page: Page) -> float:
+    """1 for an honest page; less for a page that hides text its HTML writes, or is stretched far taller than the
+    reference, in [0, 1]. Every content reward is scaled by it, so neither way up pays (``vcoder.metrics.hidden``).
+
+    Hidden text: with ``h`` the page's hidden share and ``h_ref`` the reference's, each hidden character beyond
+    ``h_ref + 5%`` of the written text cancels the credit of 3 seen ones: ``1 - 3 (h - h_ref - 0.05) / (1 - h)``.
+    Height: ``min(1, 1.5 / height_ratio) ** 2``: a page up to 1.5 times as tall as the reference (for its width)
+    pays nothing, one with its body twice over (measured ratios 1.75-2.15) keeps 0.49-0.73. Both are exactly 1 for an honest page, so its scores do not change.
+    """
+    from vcoder.metrics import height_ratio
+
+    stretch = min(1.0, _MAX_STRETCH / height_ratio(ref.image.shape, page.image.shape)) ** 2
+    h = hidden_text(page)
+    excess = h - hidden_text(ref) - _HIDDEN_TOLERANCE
+    if excess <= 0:
+        return stretch
+    seen = 1.0 - h
+    return stretch * (max(0.0, 1.0 - _HIDDEN_COST * excess / seen) if seen > 0 else 0.0)
+
+
 def ink_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import ink_layout_similarity
 
-    return ink_layout_similarity(ink(ref, backed=False), ink(page, backed=True))
+    value = ink_layout_similarity(ink(ref, backed=False), ink(page, backed=True))
+    return value * imitation_factor(ref, page)
 
 
 def grey(page: Page, width: int):
@@ -90,7 +126,7 @@ def ssim_value(ref: Page, page: Page, settings: RewardSettings) -> float:
 
 
 def ssim_score(ref: Page, page: Page, settings: RewardSettings) -> float:
-    return ssim_value(ref, page, settings) * evidence_gate(ref, page, settings)
+    return ssim_value(ref, page, settings) * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
 
 def dom_tour(page: Page) -> list[str]:
@@ -104,7 +140,7 @@ def dom_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import tour_similarity
 
     value = page.feature(f"dom:{ref.key}", lambda p: tour_similarity(dom_tour(ref), dom_tour(p)))
-    return value * evidence_gate(ref, page, settings)
+    return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
 
 @functools.lru_cache(maxsize=4)
@@ -112,8 +148,6 @@ def clip_embedder(model: str, pretrained: str | None, tiny: bool, device: str | 
     """One CLIP model per process and configuration (loading it is the expensive part)."""
     from vcoder.models.clip import load_clip
 
-    if tiny and pretrained is not None and not str(pretrained).endswith((".pt", ".pth", ".bin", ".safetensors")):
-        pretrained = None  # a tiny model takes random weights or a checkpoint path, never a hub tag
     return load_clip(model, pretrained, device=device, tiny=tiny)
 
 
@@ -172,7 +206,7 @@ def clip_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import clip_similarity
 
     value = clip_similarity(clip_embedding(ref, settings), clip_embedding(page, settings))
-    return value * evidence_gate(ref, page, settings)
+    return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
 
 def blocks(page: Page):
@@ -200,7 +234,7 @@ def component(name: str, ref: Page, page: Page, settings: RewardSettings) -> flo
         if ref.layout is None:
             return None
         scores = block_scores(ref, page)
-        return float(getattr(scores, "block_match" if name == "block" else name))
+        return float(getattr(scores, "block_match" if name == "block" else name)) * imitation_factor(ref, page)
     if name == "clip":
         return clip_score(ref, page, settings)
     if name == "ssim":

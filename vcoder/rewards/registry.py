@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib
 import inspect
@@ -28,6 +27,7 @@ from vcoder.rewards.visual import (
     make_text_reward,
     make_visual_reward,
 )
+from vcoder.suggest import did_you_mean
 
 # name -> factory; factories take flat RewardSettings parameters (or their own, for agent rewards)
 REGISTRY: dict[str, Callable[..., Callable]] = {
@@ -90,9 +90,8 @@ def build_reward(name: str, **params: Any) -> Callable:
     if name.endswith("_reward") and name[: -len("_reward")] in REGISTRY:
         return build_reward(name[: -len("_reward")], **params)
     if "." not in name and ":" not in name:
-        close = difflib.get_close_matches(name, list(REGISTRY), n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise ValueError(f"unknown reward {name!r}.{hint} Known: {', '.join(available_rewards())}, or a dotted path.")
+        hint = did_you_mean(name, REGISTRY, n=3, cutoff=0.5)
+        raise ValueError(f"unknown reward {name!r}{hint}; known: {', '.join(available_rewards())}, or a dotted path")
     obj = _load(name)
     if not callable(obj):
         raise ValueError(f"reward {name!r} resolves to a non-callable {type(obj).__name__}")

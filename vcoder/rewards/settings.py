@@ -9,12 +9,12 @@ Everything else is derived from it: ``build_rewards(**params)`` and every ``make
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.metrics.extract import FORMAT_STYLES
+from vcoder.suggest import unknown_names
 
 __all__ = ["VISUAL_COMPONENTS", "RewardSettings", "add_reward_flags", "parse_weights", "reward_fields"]
 
@@ -182,8 +182,9 @@ class RewardSettings:
         known = sorted(f.name for f in dataclasses.fields(cls))
         unknown = [k for k in params if k not in known]
         if unknown:
-            hints = [f"{key!r}" + _did_you_mean(key, known) for key in unknown]
-            raise TypeError(f"unknown reward parameter(s) {', '.join(hints)}; known: {', '.join(known)}")
+            raise TypeError(
+                f"unknown reward parameter(s) {unknown_names(unknown, known, prefixed=True)}; known: {', '.join(known)}"
+            )
         return cls(**params)
 
     def params(self) -> dict[str, Any]:
@@ -192,12 +193,6 @@ class RewardSettings:
 
     def render_kwargs(self) -> dict[str, Any]:
         return {"width": self.render_width, "height": self.render_height, "timeout_ms": self.render_timeout_ms}
-
-
-def _did_you_mean(key: str, known: list[str]) -> str:
-    """`` (did you mean 'x'?)`` for a misspelt or unprefixed name ('base_url' -> the ``*_base_url`` fields)."""
-    close = [k for k in known if k.endswith("_" + key)] or difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:
@@ -230,13 +225,9 @@ def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:
         raise ValueError(f"visual_weights must be a mapping of component -> weight, got {type(value).__name__}")
     unknown = sorted(set(value) - set(VISUAL_COMPONENTS))
     if unknown:
-        hints = [
-            f"{k!r}"
-            + (f" (did you mean {c[0]!r}?)" if (c := difflib.get_close_matches(k, VISUAL_COMPONENTS, 1)) else "")
-            for k in unknown
-        ]
         raise ValueError(
-            f"visual_weights has unknown components {', '.join(hints)}; use keys among {VISUAL_COMPONENTS}"
+            f"visual_weights has unknown components {unknown_names(unknown, VISUAL_COMPONENTS)}; "
+            f"use keys among {VISUAL_COMPONENTS}"
         )
     try:
         weights = {str(k): float(v) for k, v in value.items()}

@@ -264,8 +264,7 @@ class WrittenTestGrader(SiteGrader):
 
     async def assess(self, files: Any, site_dir: Path | None, task: SiteTask, options: EpisodeOptions) -> SiteGrades:
         task, note = await self.with_written_test(task, options)
-        grades = await super().assess(files, site_dir, task, options)
-        return grades if note is None else dataclasses.replace(grades, notes=(*grades.notes, note))
+        return _noted(await super().assess(files, site_dir, task, options), note)
 
     async def grade(
         self,
@@ -276,6 +275,13 @@ class WrittenTestGrader(SiteGrader):
         *,
         history: Sequence[str] = (),
     ) -> SiteGrades:
-        # the verdict log records the test that was run
-        task, _ = await self.with_written_test(task, options)
-        return await super().grade(files, site_dir, task, options, history=history)
+        # SiteGrader.grade is assess + log_verdict; here the log records the test that was run, and the writer is
+        # asked once per grading
+        task, note = await self.with_written_test(task, options)
+        grades = _noted(await super().assess(files, site_dir, task, options), note)
+        self.log_verdict(files, site_dir, task, grades, history=history)
+        return grades
+
+
+def _noted(grades: SiteGrades, note: str | None) -> SiteGrades:
+    return grades if note is None else dataclasses.replace(grades, notes=(*grades.notes, note))

@@ -75,7 +75,7 @@ def test_integers_accepted_and_input_untouched():
 
 
 def test_bad_mode_and_bad_rewards_raise():
-    with pytest.raises(ValueError, match="Did you mean 'step'"):
+    with pytest.raises(ValueError, match="did you mean 'step'"):
         step_advantages([[1.0]], "stpe")
     with pytest.raises(ValueError, match=r"\[0\]\[1\] = None"):
         step_advantages([[1.0, None]])

@@ -208,6 +208,23 @@ def test_generated_tasks_sample_and_columns():
     assert {r["id"].split("-")[0] for r in rows} <= {"counter", "todo"}
 
 
+def test_site_kinds_tasks_come_from_one_split():
+    from vcoder.data.site_kinds import kind_tasks
+    from vcoder.pipelines.step_grpo.data import COLUMNS, task_rows
+
+    args = StepGRPOScriptArguments(dataset="site_kinds", site_task_split="heldout", site_task_samples=4)
+    rows = task_rows(args)
+    expected = kind_tasks(4, split="heldout")
+    assert all(tuple(r) == COLUMNS for r in rows)
+    assert [(r["id"], r["instruction"], r["test_cases"]) for r in rows] == [
+        (r["id"], r["instruction"], r["test_cases"]) for r in expected
+    ]
+    kinds = task_rows(StepGRPOScriptArguments(dataset="site_kinds", site_task_samples=2, site_task_kinds=["cart"]))
+    assert [r["id"].split("-")[0] for r in kinds] == ["cart", "cart"]
+    with pytest.raises(ValueError, match="site_task_split='test' is not a split"):
+        StepGRPOScriptArguments(dataset="site_kinds", site_task_split="test")
+
+
 def test_recipes_cover_the_models_and_the_ablations():
     names = {os.path.basename(p) for p in RECIPES}
     assert {"tiny_cpu.yaml", "qwen2_5_coder_7b.yaml", "qwen3_8b.yaml", "qwen2_5_vl_7b.yaml"} <= names

@@ -10,11 +10,12 @@ policy), ``output_dir`` (the phase folder) and ``beta``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from vcoder.suggest import did_you_mean, unknown_names
 
 TRAINERS = ("grpo", "step_grpo")
 ALGORITHMS = ("grpo", "webrl")
@@ -38,7 +39,7 @@ class CurriculumConfig:
         default="grpo",
         metadata={
             "help": f"The update, one of {ALGORITHMS}: TRL's GRPO loss with a KL term, or WebRL's actor-critic "
-            "objective (vcoder.pipelines.curriculum.webrl; trainer grpo only)."
+            "objective (vcoder.pipelines.curriculum.webrl_trainer; trainer grpo only)."
         },
     )
     critic_learning_rate: float = field(
@@ -191,9 +192,7 @@ class CurriculumConfig:
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(str(value), choices, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"{name}={value!r} is unknown{hint}; choose one of {', '.join(choices)}"
+    return f"{name}={value!r} is unknown{did_you_mean(value, choices)}; choose one of {', '.join(choices)}"
 
 
 def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe") -> CurriculumConfig:
@@ -201,12 +200,8 @@ def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe
     known = [f.name for f in dataclasses.fields(CurriculumConfig)]
     unknown = [key for key in data if key not in known]
     if unknown:
-        hints = []
-        for key in unknown:
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise CurriculumConfigError(
-            f"{where}: unknown key(s) {', '.join(hints)}; the curriculum's keys are {', '.join(known)}; training "
+            f"{where}: unknown key(s) {unknown_names(unknown, known)}; the curriculum's keys are {', '.join(known)}; training "
             "flags go under train_overrides"
         )
     missing = [k for k in ("train_recipe", "model_name_or_path") if not data.get(k)]

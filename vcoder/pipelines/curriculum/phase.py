@@ -188,7 +188,7 @@ def run_phase(
     write_jsonl(folder / "outcomes.jsonl", records)
     summary = summarise(records, pool, threshold=config.success_threshold)
     if predict is None and config.predictor == "critic":
-        from vcoder.pipelines.curriculum.webrl import CriticPredictor
+        from vcoder.pipelines.curriculum.webrl_trainer import CriticPredictor
 
         with BrowserPool(max_pages=2) as browser:
             predictor = CriticPredictor(
@@ -258,7 +258,7 @@ def run_phase(
 def _set_webrl(trainer, config, script_args, previous_critic: Path | None) -> None:
     """WebRL's settings on the phase's trainer: the success reward's column and threshold, and the critic continued
     from the previous phase's ``critic.pt`` (a new one in phase 0)."""
-    from vcoder.pipelines.curriculum.webrl import WebRLCritic
+    from vcoder.pipelines.curriculum.webrl_trainer import WebRLCritic
 
     critic = WebRLCritic.load(previous_critic) if previous_critic is not None and previous_critic.exists() else None
     trainer.set_webrl(

@@ -11,7 +11,8 @@
   :mod:`~vcoder.pipelines.curriculum.writer`; replay: :mod:`~vcoder.pipelines.curriculum.replay`; the KL reference:
   :mod:`~vcoder.pipelines.curriculum.train`; the ORM's part: :mod:`~vcoder.pipelines.curriculum.orm`.
 - The update: ``algorithm: grpo`` (TRL's GRPO loss with the KL term) or ``algorithm: webrl`` (WebRL's actor-critic
-  objective, :mod:`~vcoder.pipelines.curriculum.webrl`; its critic can be the predictor: ``predictor: critic``).
+  objective, :mod:`~vcoder.pipelines.curriculum.webrl_trainer`; its critic can be the predictor:
+  ``predictor: critic``).
 - Resumption at phase boundaries: ``DIR/config.json`` records the settings; a complete phase has its
   ``report.json``; rerunning the command skips complete phases, deletes an incomplete one and starts it again from
   the previous phase's saved policy, pool and replay buffer. A folder made by another config is refused with the

@@ -19,6 +19,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from vcoder.suggest import unknown_names
+
 SCREENSHOT_PREFIX = "screenshot-"
 LLM_KIND = "llm"
 
@@ -32,18 +34,15 @@ def interactive_kinds() -> tuple[str, ...]:
 
 def check_kinds(kinds: Sequence[str], *, trainer: str) -> None:
     """Refuse kinds the trainer cannot train on (grpo: screenshot-0..3; step_grpo: interactive kinds)."""
-    import difflib
 
     if not kinds:
         raise ValueError("kinds is empty; name at least one offline task kind, e.g. [screenshot-0]")
     allowed = tuple(f"{SCREENSHOT_PREFIX}{d}" for d in range(4)) if trainer == "grpo" else interactive_kinds()
     bad = [k for k in kinds if k not in allowed]
     if bad:
-        hints = []
-        for kind in bad:
-            close = difflib.get_close_matches(kind, allowed, n=1)
-            hints.append(f"{kind!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise ValueError(f"kinds {', '.join(hints)} cannot train with trainer={trainer!r}; allowed: {allowed}")
+        raise ValueError(
+            f"kinds {unknown_names(bad, allowed)} cannot train with trainer={trainer!r}; allowed: {allowed}"
+        )
     if len(set(kinds)) != len(kinds):
         raise ValueError(f"kinds={list(kinds)} names a kind twice")
 

@@ -29,7 +29,7 @@ def _grpo_trainer(script_args, training_args, model_args, rows, recorder, succes
     index = script_args.reward_funcs.index(success_reward)
     funcs[index] = recorder.wrap(funcs[index])
     if algorithm == "webrl":
-        from vcoder.pipelines.curriculum.webrl import WebRLTrainer
+        from vcoder.pipelines.curriculum.webrl_trainer import WebRLTrainer
 
         cls = type("CurriculumWebRLTrainer", (ReplayLossMixin, WebRLTrainer), {})
     else:
@@ -71,7 +71,8 @@ def build_phase_trainer(
     algorithm: str = "grpo",
 ):
     """The phase's trainer (with :class:`~vcoder.pipelines.curriculum.replay.ReplayLossMixin`), its success reward
-    wrapped by ``recorder``; ``algorithm="webrl"``: a :class:`~vcoder.pipelines.curriculum.webrl.WebRLTrainer`."""
+    wrapped by ``recorder``; ``algorithm="webrl"``: a
+    :class:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`."""
     script_args, training_args, model_args = parsed
     if trainer_kind == "grpo":
         return _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward, algorithm)

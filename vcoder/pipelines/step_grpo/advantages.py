@@ -27,9 +27,10 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Sequence
+
+from vcoder.suggest import did_you_mean
 
 __all__ = ["ADVANTAGE_MODES", "judged_step_advantages", "step_advantages"]
 
@@ -68,9 +69,8 @@ def step_advantages(step_rewards: Sequence[Sequence[float]], mode: str = "step")
         [[0.7071067811865475, 0.7071067811865475], [-0.7071067811865475]]
     """
     if mode not in ADVANTAGE_MODES:
-        close = difflib.get_close_matches(str(mode), ADVANTAGE_MODES, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown advantage mode {mode!r}.{hint} Choose one of {', '.join(ADVANTAGE_MODES)}.")
+        hint = did_you_mean(mode, ADVANTAGE_MODES)
+        raise ValueError(f"unknown advantage mode {mode!r}{hint}; choose one of {', '.join(ADVANTAGE_MODES)}")
     trajectories = [list(t) for t in step_rewards]
     for i, trajectory in enumerate(trajectories):
         for k, reward in enumerate(trajectory):

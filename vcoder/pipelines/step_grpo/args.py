@@ -11,11 +11,12 @@ trajectories) / ``cumulative`` (reward-to-go of step z-scores) replace Step-GRPO
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 
-TASK_SOURCES = ("site_tasks", "webgen_bench", "webgen_instruct")
+from vcoder.suggest import did_you_mean
+
+TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 
 
@@ -26,7 +27,9 @@ class StepGRPOScriptArguments:
     dataset: str = field(
         default="site_tasks",
         metadata={
-            "help": "Tasks: 'site_tasks' (interactive pages generated offline, scripted test cases), "
+            "help": "Tasks: 'site_tasks' (interactive pages generated offline, scripted test cases), 'site_kinds' "
+            "(21 kinds of sites generated offline: plain-language requests, cases that find elements by role, label "
+            "or text; one split of them, site_task_split), "
             "'webgen_instruct' (WebGen-RL's training requests, no cases: a writer LLM writes one GUI-agent test per "
             "task, the GUI agent runs it), 'webgen_bench' (WebGen-Bench's TEST split: refused unless "
             "allow_test_split), or a local JSONL file of {instruction, test_cases[, id, reference]} lines."
@@ -46,10 +49,16 @@ class StepGRPOScriptArguments:
             "its scores are then no longer a held-out measure)."
         },
     )
-    site_task_samples: int = field(default=64, metadata={"help": "Tasks to generate when dataset=site_tasks."})
+    site_task_samples: int = field(
+        default=64, metadata={"help": "Tasks to generate when dataset=site_tasks or site_kinds."}
+    )
     site_task_kinds: list[str] | None = field(
         default=None,
         metadata={"help": "Page kinds of the generated tasks (counter, todo, form, ...); None cycles through all."},
+    )
+    site_task_split: str = field(
+        default="train",
+        metadata={"help": "dataset=site_kinds: the split the tasks come from (train, validation or heldout)."},
     )
     dataset_seed: int = field(default=0, metadata={"help": "Seed of the generated tasks and of the sample."})
     max_samples: int | None = field(
@@ -122,9 +131,7 @@ class StepGRPOScriptArguments:
         self.ablation = [name.strip() for item in self.ablation for name in str(item).split(",") if name.strip()]
         for name in self.ablation:
             if name not in ABLATIONS:
-                close = difflib.get_close_matches(name, ABLATIONS, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ValueError(f"ablation {name!r}{hint} is not one of {ABLATIONS}")
+                raise ValueError(f"ablation {name!r}{did_you_mean(name, ABLATIONS)} is not one of {ABLATIONS}")
         if {"naive", "cumulative"} <= set(self.ablation):
             raise ValueError("ablation names both 'naive' and 'cumulative'; they are two advantage modes, keep one")
         if {"screenshot_only", "gui_only"} <= set(self.ablation):
@@ -144,7 +151,14 @@ class StepGRPOScriptArguments:
                 f"dataset=webgen_instruct needs dataset_source, the path of WebGen-RL's "
                 f"webgen-agent_train_step-grpo.jsonl; got {self.dataset_source!r}"
             )
-        if self.dataset == "site_tasks" and self.site_task_samples < 1:
+        if self.dataset == "site_kinds":
+            from vcoder.data.site_kinds import SPLITS
+
+            if self.site_task_split not in SPLITS:
+                raise ValueError(
+                    f"site_task_split={self.site_task_split!r} is not a split; choose among {list(SPLITS)}"
+                )
+        if self.dataset in ("site_tasks", "site_kinds") and self.site_task_samples < 1:
             raise ValueError(f"site_task_samples={self.site_task_samples} must be at least 1")
         if self.max_samples is not None and self.max_samples < 1:
             raise ValueError(f"max_samples={self.max_samples} must be positive (or None to keep every task)")

@@ -18,7 +18,6 @@ tokens.
 from __future__ import annotations
 
 import base64
-import io
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,7 @@ def hf_message(message: dict[str, Any], *, parts: bool) -> tuple[dict[str, Any],
     ``image_url`` parts holding ``data:`` URLs become ``{"type": "image", "image": PIL}``; with ``parts`` the content
     is a list of typed parts (VLM processors), else a string (tokenizers; a message with images is refused).
     """
-    from PIL import Image
+    from vcoder.images import to_pil
 
     content = message.get("content")
     items = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
@@ -48,7 +47,7 @@ def hf_message(message: dict[str, Any], *, parts: bool) -> tuple[dict[str, Any],
                 url = item["image_url"]["url"] if isinstance(item.get("image_url"), dict) else item.get("image_url")
                 if not isinstance(url, str) or not url.startswith("data:"):
                     raise ValueError(f"only data: URLs can be templated for training, got {str(url)[:60]!r}")
-                image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")
+                image = to_pil(base64.b64decode(url.split(",", 1)[1]))
             images.append(image)
             out.append({"type": "image", "image": image})
         else:

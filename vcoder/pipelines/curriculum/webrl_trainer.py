@@ -1,8 +1,8 @@
 """``WebRLTrainer``: TRL's ``GRPOTrainer`` trained with WebRL's actor-critic objective instead of GRPO's.
 
-The maths is :mod:`vcoder.pipelines.curriculum.objective`; this module puts it inside TRL's machinery (generation,
-rewards, the reference model's log-probabilities, batching, the optimizer, logging all stay TRL's). What it changes
-in TRL 1.16, and how:
+The maths is :mod:`vcoder.pipelines.curriculum.webrl_objective`; this module puts it inside TRL's machinery
+(generation, rewards, the reference model's log-probabilities, batching, the optimizer, logging all stay TRL's).
+What it changes in TRL 1.16, and how:
 
 - ``_calculate_rewards`` (extended): keeps the gathered reward table so the success reward's column is at hand.
 - ``_generate_and_score_completions`` (extended): calls TRL's, then replaces GRPO's group-normalised advantages with
@@ -33,7 +33,7 @@ from typing import Any
 import torch
 from trl import GRPOTrainer
 
-from vcoder.pipelines.curriculum.objective import (
+from vcoder.pipelines.curriculum.webrl_objective import (
     NEGATIVE,
     actor_loss_terms,
     binarise,

@@ -2,7 +2,7 @@
 
 The formulas are those of the public THUDM/WebRL code (``webrl/algorithms/webrl/trainer.py``,
 ``scripts/process_data.py``); this module is vcoder's own statement of them, used by
-:class:`vcoder.pipelines.curriculum.webrl.WebRLTrainer`:
+:class:`vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`:
 
 - **Rewards and returns.** A trajectory's outcome ``R`` (the ORM's or evaluator's 0/1 verdict) is the reward of
   *every* step (``build_policy_data`` writes the trajectory's score into each step), and each step's Monte Carlo

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from vcoder.pipelines.curriculum.objective import (
+from vcoder.pipelines.curriculum.webrl_objective import (
     actor_loss,
     actor_loss_terms,
     adaptive_beta,
