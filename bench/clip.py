@@ -4,6 +4,7 @@
     python bench/clip.py                       # CPU (or the GPU when there is one): ViT-B-32, 64 pages 1280x720-1552
     python bench/clip.py --tall                # pages 1280x2600-3900
     python bench/clip.py --device cuda --pages 512
+    python bench/clip.py --small               # the test suite's smoke run: tiny CLIP, 4 pages (not comparable)
 
 Prints one JSON object. ``before``: OpenCV squash + CPU normalisation + the model on ``--device`` (vcoder's
 previous ``embed``). ``after``: today's ``embed`` (the squash runs on the device unless it is the CPU).
@@ -96,7 +97,11 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--tall", action="store_true", help="pages 2600-3900 px tall (default 720-1552)")
     parser.add_argument("--repeat", type=int, default=2, help="timed runs per variant; the best is kept")
+    parser.add_argument("--small", action="store_true", help="smoke run: tiny random CLIP, 4 pages, batch 2, 1 run")
     args = parser.parse_args()
+    if args.small:
+        args.pages, args.batch_size, args.repeat = 4, 2, 1
+    tiny = {"tiny": True} if args.small else {}
 
     import torch
 
@@ -104,8 +109,8 @@ def main() -> None:
 
     low, high = (2600, 3900) if args.tall else (720, 1552)
     pages = _pages(args.pages, low, high)
-    embedder = load_clip(args.model, args.pretrained, device=args.device, batch_size=args.batch_size)
-    forced = load_clip(args.model, None, device=args.device, batch_size=args.batch_size, resize_on_device=True)
+    embedder = load_clip(args.model, args.pretrained, device=args.device, batch_size=args.batch_size, **tiny)
+    forced = load_clip(args.model, None, device=args.device, batch_size=args.batch_size, resize_on_device=True, **tiny)
     forced.model = embedder.model  # the same weights: only the preprocessing differs
     common = dict(size=embedder.image_size, mean=embedder.mean, std=embedder.std, device=embedder.device)
     embedder.embed(pages[: args.batch_size])  # warm-up (kernels, allocator, thread pools)

@@ -10,7 +10,8 @@ a few samples; the official code itself is slower still (fresh browser processes
 Wall seconds on a shared machine include the neighbours' load (reported as load_avg_1min); CPU seconds of the
 whole process tree (Chromium and metric workers included) do not, so both are printed.
 
-Usage: python bench/design2code.py [--n 12] [--reference 2] [--json-out FILE]
+Usage: python bench/design2code.py [--n 12] [--reference 2] [--small] [--json-out FILE]
+  --small: 2 samples (the test suite's smoke run; its figures are not comparable)
 Prints one JSON object.
 """
 
@@ -133,7 +134,10 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=12, help="samples (default 12)")
     parser.add_argument("--reference", type=int, default=0, help="also time the literal reference on K samples")
     parser.add_argument("--json-out", type=Path, default=None)
+    parser.add_argument("--small", action="store_true", help="smoke run: 2 samples")
     args = parser.parse_args()
+    if args.small:
+        args.n = 2
     sys.path.insert(0, str(ROOT))
 
     from PIL import Image  # noqa: F401  (warm imports before timing)

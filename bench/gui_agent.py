@@ -1,6 +1,8 @@
 """Seconds per test case for the scripted GUI agent on the generated interactive pages; prints one JSON object.
 
-    python bench/gui_agent.py [--seeds 2] [--max-pages 2]
+    python bench/gui_agent.py [--seeds 2] [--max-pages 2] [--small]
+
+``--small`` (the test suite's smoke run): one counter and one tabs page; its figures are not comparable.
 
 Each case runs on a fresh load of its page (as in the reward). Two measurements:
 - ``latency``: cases one at a time, seconds from "run this case" to its verdict (page load + steps + checks);
@@ -49,9 +51,9 @@ def _summary(seconds: list[float]) -> dict:
     }
 
 
-async def main(seeds: int, pool: BrowserPool) -> dict:
+async def main(seeds: int, pool: BrowserPool, kinds: tuple[str, ...] = KINDS) -> dict:
     policy, apool = ScriptedPolicy(), pool.async_pool
-    pages = [make_page(kind, seed) for seed in range(seeds) for kind in KINDS]
+    pages = [make_page(kind, seed) for seed in range(seeds) for kind in kinds]
     await arun_cases(pages[0]["html"], pages[0]["test_cases"][:1], policy=policy, pool=apool)  # warm-up
 
     latency, scores = [], []
@@ -96,6 +98,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2, help="pages per kind (6 kinds, 3-5 cases each)")
     parser.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages")
+    parser.add_argument("--small", action="store_true", help="smoke run: one counter and one tabs page")
     args = parser.parse_args()
+    kinds = ("counter", "tabs") if args.small else KINDS
     with BrowserPool(max_pages=args.max_pages) as browser_pool:
-        print(json.dumps(asyncio.run(main(args.seeds, browser_pool)), indent=1))
+        print(json.dumps(asyncio.run(main(1 if args.small else args.seeds, browser_pool, kinds)), indent=1))

@@ -1,6 +1,8 @@
 """Timings of the pure metrics; prints one JSON object (CPU seconds of this process, and wall seconds).
 
-    python bench/metrics.py [--repeat 3]
+    python bench/metrics.py [--repeat 3] [--small]
+
+``--small`` (the test suite's smoke run): one run each, 50-block pages only; its figures are not comparable.
 
 Pages are synthetic but shaped like real ones: block texts drawn from a 3,000-word vocabulary, predictions with
 ~20% of blocks edited, shifted or split, so the merge search has work to do.
@@ -72,10 +74,13 @@ def _time(fn, repeat: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--small", action="store_true", help="smoke run: one run each, 50-block pages only")
     args = parser.parse_args()
+    if args.small:
+        args.repeat = 1
     block_scores(*_pages(5))  # warm imports (scipy, skimage)
     out = {}
-    for n in (50, 100, 500):
+    for n in (50,) if args.small else (50, 100, 500):
         ref, pred = _pages(n)
         entry = _time(lambda ref=ref, pred=pred: block_scores(ref, pred), args.repeat)
         s = block_scores(ref, pred)

@@ -16,6 +16,7 @@ and every descendant (Playwright's node driver, each Chromium process tree, exit
     python bench/render.py --n 60 --sweep              # pool at max_pages 1, 2, 4, 8
     python bench/render.py --executable /usr/lib/chromium/chromium-headless-shell   # every side on that binary
     python bench/render.py --raw-executable /usr/bin/chromium   # the baselines on Debian's full chromium
+    python bench/render.py --small                     # the test suite's smoke run (figures not comparable)
 """
 
 from __future__ import annotations
@@ -281,7 +282,7 @@ async def compare(args) -> dict:
     for side in sides.values():
         await side.start()
     try:
-        warm = bench_pages(8, offset=10_000)  # warm-up (launch, asset parse, JIT): excluded, distinct pages
+        warm = bench_pages(args.warm, offset=10_000)  # warm-up (launch, asset parse, JIT): excluded, distinct pages
         shots = {name: await sides[name].run(warm if name == "pool" else inline_variant(warm)) for name in sides}
         runs = await measure(sides, inputs, args.reps)
     finally:
@@ -310,7 +311,7 @@ async def sweep(args) -> dict:
         await side.start()
     try:
         for side in sides.values():
-            await side.run(bench_pages(8, offset=10_000))
+            await side.run(bench_pages(args.warm, offset=10_000))
         runs = await measure(sides, dict.fromkeys(sides, pages), args.reps)
     finally:
         for side in sides.values():
@@ -335,7 +336,11 @@ def main(argv=None) -> dict:
         help="Chromium binary for the raw and naive sides only (default: --executable)",
     )
     parser.add_argument("--json-out", default=None, help="also write the JSON here")
+    parser.add_argument("--small", action="store_true", help="smoke run: 2 pages, 1 repetition, 2 warm-up pages")
     args = parser.parse_args(argv)
+    args.warm = 2 if args.small else 8
+    if args.small:
+        args.n, args.reps = 2, 1
     load0 = os.getloadavg()[0]
     out = asyncio.run(sweep(args) if args.sweep else compare(args))
     out = {

@@ -1,6 +1,6 @@
 """Where one pool render's wall time and CPU time go, phase by phase (JSON on stdout).
 
-Uses ``render_proto.Proto`` (a copy of the pool's render path with timers; vcoder itself is not patched):
+Uses ``prototypes/render_proto.Proto`` (a copy of the pool's render path with timers; vcoder itself is not patched):
   serial       - one page in flight, CPU read (this process + the Chromium tree, by process kind) between phases,
                  so each phase's CPU is its own: clear_cookies, goto -> commit (document route included),
                  evaluate (the load wait with the subresource routes, the fonts wait, layout.js, the round trip),
@@ -13,6 +13,7 @@ Uses ``render_proto.Proto`` (a copy of the pool's render path with timers; vcode
   python       - cProfile of this process over a concurrent run, grouped by package (where Python's CPU goes).
 
     python bench/render_profile.py --n 30
+    python bench/render_profile.py --small    # the test suite's smoke run: 2 pages a section (not comparable)
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "prototypes"))  # render_proto
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from render import TW_LINK, CpuMeter, PlaywrightSide, bench_pages, inline_variant  # noqa: E402
 from render_proto import Options, Proto  # noqa: E402
 
+#: warm-up pages before each section (excluded from its figures); 1 in --small
+WARM_PAGES = 4
 PHASES = ("clear_cookies", "goto_commit", "evaluate", "screenshot", "build_layout")
 
 
@@ -66,7 +70,7 @@ async def serial(pages: list[str]) -> dict:
     proto = Proto(max_pages=1, cpu_meter=meter)
     await proto.start()
     try:
-        await proto.render_many(bench_pages(4, offset=10_000))  # warm-up
+        await proto.render_many(bench_pages(WARM_PAGES, offset=10_000))  # warm-up
         own = meter_cost(meter)
         results = [await proto.render(h) for h in pages]
         slot = await proto.free.get()
@@ -147,7 +151,7 @@ async def raw_serial(pages: list[str]) -> dict:
     await side.start()
     rows = []
     try:
-        await side.run(inline_variant(bench_pages(4, offset=10_000)))
+        await side.run(inline_variant(bench_pages(WARM_PAGES, offset=10_000)))
         own, page = meter_cost(meter), side.pages[0]
         for html in inline_variant(pages):
             row = {}
@@ -209,7 +213,7 @@ async def concurrent(pages: list[str], n: int) -> dict:
     proto = Proto(max_pages=n)
     await proto.start()
     try:
-        await proto.render_many(bench_pages(4, offset=10_000))
+        await proto.render_many(bench_pages(WARM_PAGES, offset=10_000))
         t0 = time.perf_counter()
         results = await proto.render_many(pages)
         rate = len(pages) / (time.perf_counter() - t0)
@@ -248,7 +252,7 @@ async def screenshot_anatomy(pages: list[str]) -> dict:
     await proto.start()
     stats: dict[str, dict] = defaultdict(lambda: defaultdict(list))
     try:
-        await proto.render_many(bench_pages(2, offset=10_000))
+        await proto.render_many(bench_pages(min(2, WARM_PAGES), offset=10_000))
         own = meter_cost(meter) / 1000
         for html in pages:
             _, layout, _ = await proto.render(html)
@@ -280,7 +284,7 @@ async def python_profile(pages: list[str], n: int) -> dict:
     proto = Proto(max_pages=n)
     await proto.start()
     try:
-        await proto.render_many(bench_pages(4, offset=10_000))
+        await proto.render_many(bench_pages(WARM_PAGES, offset=10_000))
         prof = cProfile.Profile(time.process_time)  # CPU, not wall (waiting in poll is not work)
         c0 = time.process_time()
         prof.enable()
@@ -313,7 +317,11 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=30, help="pages per section (default 30)")
     parser.add_argument("--concurrency", type=int, default=2, help="pages in flight for the concurrent sections")
+    parser.add_argument("--small", action="store_true", help="smoke run: 2 pages per section")
     args = parser.parse_args(argv)
+    if args.small:
+        global WARM_PAGES
+        args.n, WARM_PAGES = 2, 1
     pages = bench_pages(args.n)
     load0 = os.getloadavg()[0]
     out = {
@@ -323,7 +331,7 @@ def main(argv=None) -> dict:
         "raw_serial": asyncio.run(raw_serial(pages)),
         "route_cost": asyncio.run(route_cost()),
         f"concurrent_{args.concurrency}": asyncio.run(concurrent(pages, args.concurrency)),
-        "screenshot": asyncio.run(screenshot_anatomy(pages[: max(6, args.n // 3)])),
+        "screenshot": asyncio.run(screenshot_anatomy(pages[: args.n if args.small else max(6, args.n // 3)])),
         "python": asyncio.run(python_profile(pages, args.concurrency)),
         "load1_start": round(load0, 2),
         "load1_end": round(os.getloadavg()[0], 2),

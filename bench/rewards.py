@@ -5,9 +5,11 @@ on fresh pages (no cache carries between modes or repeats), alternated over repe
   render_only  - the pool renders the 64 completions + 8 references (what any render-based reward must pay)
   full_set     - format, validity, dom, ssim, clip (tiny, CPU), block, text, position, color, visual, stacked
                  as TRL calls them (concurrently on one loop)
-Prints JSON: completions/s per mode (median over repeats) and the cost ratio full_set / render_only.
+Prints JSON: completions/s per mode (median over repeats), the cost ratio full_set / render_only, and ``profile``:
+each scoring stage of one completion timed alone on one render_only batch (``bench/reward_profile.py``).
 
-Usage: python bench/rewards.py [--repeats 3] [--json-out FILE]
+Usage: python bench/rewards.py [--repeats 3] [--small] [--json-out FILE]
+  --small: 2 references x 4 completions, one repeat (the test suite's smoke run; its figures are not comparable)
 """
 
 from __future__ import annotations
@@ -45,24 +47,37 @@ def make_batch(offset: int, n_refs: int = 8, group: int = 8):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--small", action="store_true", help="2 references x 4 completions, one repeat")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
 
+    from bench.reward_profile import profile_batch
     from vcoder.metrics import extract_html
     from vcoder.rendering import get_default_pool
-    from vcoder.rewards import build_rewards
+    from vcoder.rewards import RewardSettings, build_rewards
     from vcoder.rewards.context import get_context
+    from vcoder.rewards.features import clip_embedder
 
+    n_refs, group = (2, 4) if args.small else (8, 8)
+    repeats = 1 if args.small else args.repeats
     pool = get_default_pool()
     funcs = build_rewards(NAMES, clip_tiny=True)
-    n = 64
+    settings = RewardSettings(clip_tiny=True)
+    n = n_refs * group
+    renders: dict = {}
+
+    def batch(offset: int):
+        return make_batch(offset, n_refs, group)
 
     def render_only(refs, completions):
         pages = [extract_html(c) for c in completions] + sorted(set(refs))
         start = time.perf_counter()
         out = pool.render_many(pages)
+        elapsed = time.perf_counter() - start
         assert all(r.ok for r in out), [r.error for r in out if not r.ok][:3]
-        return time.perf_counter() - start
+        renders.clear()
+        renders.update(zip(pages, out))
+        return elapsed
 
     def full_set(refs, completions):
         ctx = get_context()
@@ -81,21 +96,24 @@ def main() -> None:
         return elapsed
 
     # warm-up: browser pages, CLIP model, imports
-    full_set(*make_batch(99))
+    full_set(*batch(99))
     times = {"render_only": [], "full_set": []}
-    for rep in range(args.repeats):
-        times["render_only"].append(render_only(*make_batch(2 * rep)))
-        times["full_set"].append(full_set(*make_batch(2 * rep + 1)))
+    for rep in range(repeats):
+        times["render_only"].append(render_only(*batch(2 * rep)))
+        times["full_set"].append(full_set(*batch(2 * rep + 1)))
+    embedder = clip_embedder(settings.clip_model, settings.clip_pretrained, True, settings.clip_device)
+    profile = profile_batch(*batch(2 * (repeats - 1)), renders, settings, embedder)
 
     med = {k: statistics.median(v) for k, v in times.items()}
     result = {
-        "batch": "8 references x 8 completions",
+        "batch": f"{n_refs} references x {group} completions",
         "rewards": NAMES,
-        "repeats": args.repeats,
+        "repeats": repeats,
         "completions_per_s": {k: round(n / v, 2) for k, v in med.items()},
         "seconds_per_batch": {k: [round(x, 3) for x in v] for k, v in times.items()},
         "full_set_over_render_only": round(med["full_set"] / med["render_only"], 3),
         "target": "full_set_over_render_only <= 1.25",
+        "profile": profile,
         "pool_stats": pool.stats(),
     }
     text = json.dumps(result, indent=2)

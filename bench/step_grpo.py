@@ -1,6 +1,8 @@
 """Seconds per episode step spent rendering + grading vs generating, in Step-GRPO rollouts on CPU; prints one JSON.
 
-    python bench/step_grpo.py [--model DIR] [--tasks 2] [--generations 2] [--turns 2] [--rounds 2]
+    python bench/step_grpo.py [--model DIR] [--tasks 2] [--generations 2] [--turns 2] [--rounds 2] [--small]
+    (--small: 1 task, 2 generations, 1 turn, 1 round, no warm-up: the test suite's smoke run; its figures are not
+    comparable)
 
 One run of the real rollout path (``StepGRPOTrainer._generate_and_score_completions``: templating, generation,
 rendering, scripted test cases, TRL's batch assembly) on the tiny offline model and generated counter tasks. The
@@ -33,10 +35,10 @@ class TimedGrader:
         self.grader = grader
         self.seconds: list[float] = []
 
-    async def grade(self, files, site_dir, task, options):
+    async def grade(self, files, site_dir, task, options, **kwargs):
         t0 = time.perf_counter()
         try:
-            return await self.grader.grade(files, site_dir, task, options)
+            return await self.grader.grade(files, site_dir, task, options, **kwargs)
         finally:
             self.seconds.append(time.perf_counter() - t0)
 
@@ -68,7 +70,7 @@ class TimedReplay:
         return replies
 
 
-def main(model: str | None, tasks: int, generations: int, turns: int, rounds: int) -> dict:
+def main(model: str | None, tasks: int, generations: int, turns: int, rounds: int, warm_up: bool = True) -> dict:
     import torch
 
     from vcoder.pipelines import step_grpo
@@ -99,7 +101,8 @@ def main(model: str | None, tasks: int, generations: int, turns: int, rounds: in
     timed = TimedReplay(TransformersTurns(trainer), scripted)
     trainer.generator = timed
 
-    trainer._generate_and_score_completions(batch_rows)  # warm-up: browser launch, first page loads
+    if warm_up:
+        trainer._generate_and_score_completions(batch_rows)  # browser launch, first page loads
     grader.seconds.clear()
     timed.seconds.clear()
     timed.steps.clear()
@@ -135,6 +138,12 @@ if __name__ == "__main__":
     parser.add_argument("--generations", type=int, default=2, help="trajectories per task (G)")
     parser.add_argument("--turns", type=int, default=2, help="turns per episode")
     parser.add_argument("--rounds", type=int, default=2, help="rollouts measured (after one warm-up)")
+    parser.add_argument(
+        "--small", action="store_true", help="smoke run: 1 task, 2 generations, 1 turn, 1 round, no warm-up"
+    )
     args = parser.parse_args()
+    if args.small:
+        args.tasks, args.generations, args.turns, args.rounds = 1, 2, 1, 1
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    print(json.dumps(main(args.model, args.tasks, args.generations, args.turns, args.rounds), indent=1))
+    out = main(args.model, args.tasks, args.generations, args.turns, args.rounds, warm_up=not args.small)
+    print(json.dumps(out, indent=1))

@@ -4,6 +4,9 @@ Start a server first, e.g. the tiny offline model on CPU:
     vcoder models tiny --out runs/tiny-model
     HF_HUB_CACHE=$(mktemp -d) transformers serve runs/tiny-model --host 127.0.0.1 --port 8011 --device cpu
     python bench/vlm_endpoint.py --base-url http://127.0.0.1:8011 --model runs/tiny-model
+
+``--small`` (the test suite's smoke run) needs no server: it starts a loopback HTTP server that answers every
+chat request at once with a fixed reply, so it times vcoder's client alone (encoding, HTTP, parsing), 2 repeats.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import asyncio
 import io
 import json
 import statistics
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from PIL import Image
 
@@ -24,6 +29,36 @@ def _png(i: int, size=(1280, 720)) -> bytes:
     buf = io.BytesIO()
     Image.new("RGB", size, (i * 37 % 256, 120, 200)).save(buf, format="PNG")
     return buf.getvalue()
+
+
+class _FixedReply(BaseHTTPRequestHandler):
+    """An OpenAI-shaped endpoint that lists one model and answers every chat request with the same text."""
+
+    def _send(self, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self._send({"object": "list", "data": [{"id": "fixed", "object": "model"}]})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        reply = {"role": "assistant", "content": "<html><body>ok</body></html>"}
+        usage = {"prompt_tokens": len(json.dumps(body)) // 4, "completion_tokens": 8, "total_tokens": 0}
+        self._send({"object": "chat.completion", "choices": [{"index": 0, "message": reply}], "usage": usage})
+
+    def log_message(self, *args):
+        pass
+
+
+def _fixed_server() -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FixedReply)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 async def main(args) -> dict:
@@ -57,9 +92,21 @@ async def main(args) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--model", required=True)
+    parser.add_argument("--base-url", help="the server (required unless --small)")
+    parser.add_argument("--model", help="the served model (required unless --small)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--concurrency", type=int, default=4)
-    print(json.dumps(asyncio.run(main(parser.parse_args()))))
+    parser.add_argument("--small", action="store_true", help="smoke run: a loopback fixed-reply server, 2 repeats")
+    cli = parser.parse_args()
+    fixed = None
+    if cli.small:
+        fixed = _fixed_server()
+        cli.base_url, cli.model, cli.repeats = f"http://127.0.0.1:{fixed.server_address[1]}/v1", "fixed", 2
+    elif not (cli.base_url and cli.model):
+        parser.error("--base-url and --model are required (or --small)")
+    try:
+        print(json.dumps(asyncio.run(main(cli))))
+    finally:
+        if fixed is not None:
+            fixed.shutdown()

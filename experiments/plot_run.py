@@ -1,18 +1,20 @@
-"""Plot training curves of one or more runs: `python experiments/plot_run.py RUN_DIR [--runs DIR ...] [--smooth K]`.
+"""Plot training curves: `python3 experiments/plot_run.py [RUN_DIR ...] [--run_dir DIR] [--checkpoint N] [--smooth K]`.
 
-The same code as `vcoder plot` (vcoder.pipelines.plots); see `--help`.
+VisionCoder's defaults: no run named plots the latest run under ./outputs/; `--run_dir outputs/vcoder-grpo-clip
+--checkpoint 300` reads checkpoint-300's trainer_state.json; the plots go to <run_dir>/plots/. The same code as
+`vcoder plot` (vcoder.cli.plot over vcoder.pipelines.plots); see `--help`.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from vcoder.cli import plot
+from vcoder.usage import OneLineParser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="plot_run.py", description=__doc__.splitlines()[0])
     plot.add_arguments(parser)
     return plot.run(parser.parse_args(argv))
 

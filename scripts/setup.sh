@@ -20,11 +20,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "[setup] pip install -e .[train,dev]" >&2
+echo "[setup] pip install -e .[train,dev] -c requirements/lock.txt" >&2
 # the package allows the torch range vLLM needs; CPU machines get the builds verified here (DESIGN.md), which pip
 # takes from this disk (the 2.13.0 CPU wheel has no working torchvision)
+# requirements/lock.txt pins every dependency to the versions the suite last passed with (scripts/lock.py), for the
+# Python it was made with; another Python installs from pyproject.toml's ranges, with a warning
+LOCK=requirements/lock.txt
+lock_args=()
+locked_py=$(sed -n 's/^# python: \([0-9]*\.[0-9]*\).*/\1/p' "$LOCK")
+this_py=$($PY -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+if [ "$locked_py" = "$this_py" ]; then
+  lock_args=(-c "$LOCK")
+else
+  echo "[setup] WARNING: $LOCK was made with Python $locked_py, this is $this_py: installing from pyproject.toml's ranges" >&2
+fi
 pip_log=$(mktemp)
-if ! $PY -m pip install -q --disable-pip-version-check -e ".[train,dev]" "torch==2.14.1" "torchvision==0.29.1" >"$pip_log" 2>&1; then
+if ! $PY -m pip install -q --disable-pip-version-check "${lock_args[@]}" -e ".[train,dev]" "torch==2.14.1" "torchvision==0.29.1" >"$pip_log" 2>&1; then
   grep -v "^WARNING: Location" "$pip_log" >&2
   echo "[setup] pip install failed (log above)" >&2
   exit 1

@@ -182,7 +182,9 @@ class ScriptedServer(LoopbackServer):
         reply: the assistant text of every successful completion, or a list answered in order (last repeated).
         delay_s: sleep before answering each request (the slow server of the timeout tests).
         statuses: HTTP statuses returned to the first requests, in order (e.g. ``(503, 429)``), then 200s.
-        models: ids listed at ``/v1/models``.
+        models: ids served (and listed at ``/v1/models``).
+        listed: ids listed at ``/v1/models`` when they differ from ``models`` (``()``: a server that lists none, as
+            ``transformers serve`` <= 5.23 did for a model pinned by path).
         body: a JSON body to send instead of a chat completion on success (bad-shape tests).
 
     Attributes:
@@ -198,11 +200,13 @@ class ScriptedServer(LoopbackServer):
         delay_s: float = 0.0,
         statuses=(),
         models=("scripted",),
+        listed=None,
         body=None,
     ):
         # a list of replies is answered in order, its last one repeated
         self.replies = [reply] if isinstance(reply, str) else list(reply)
         self.delay_s, self.statuses, self.models = delay_s, list(statuses), list(models)
+        self.listed = self.models if listed is None else list(listed)
         self.body = body
         self.hits: list[str] = []
         self.inflight = self.max_inflight = 0
@@ -215,7 +219,7 @@ class ScriptedServer(LoopbackServer):
                 with outer._lock:
                     outer.hits.append(self.path)
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in outer.models]})
+                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in outer.listed]})
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 

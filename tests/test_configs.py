@@ -32,6 +32,11 @@ def _parse(module, path, tmp_path):
     argv = ["--config", path, "--output_dir", str(tmp_path / "out")]
     if "tiny_" in path:
         argv += ["--model_name_or_path", str(model)]
+    if path.endswith("_agent.yaml"):
+        # agent SFT reads trajectories that are not on this machine under the recipe's path: a stand-in file
+        data = tmp_path / "trajectories.jsonl"
+        data.write_text('{"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]}\n')
+        argv += ["--dataset_source", str(data)]
     if "tiny_cpu" not in path:
         # GPU recipes (bf16) only build on a machine without a GPU when told to use the CPU; nothing else changes
         argv += ["--use_cpu", "true"]
@@ -77,6 +82,8 @@ def test_sft_recipe_parses(path, tmp_path):
 
     script_args, training_args, model_args = _parse(sft, path, tmp_path)
     assert isinstance(training_args, SFTConfig)
+    if script_args.dataset == "trajectories":  # agent SFT: the loss on the model's own turns (TRL's mechanism)
+        assert training_args.assistant_only_loss and not training_args.packing
     check_model_path(model_args.model_name_or_path)
     if model_args.use_peft:
         from trl import get_peft_config
@@ -116,3 +123,14 @@ def test_accelerate_config_keys_are_valid(path):
         with open(os.path.join(ROOT, ds)) as handle:
             assert json.load(handle)["zero_optimization"]["stage"] in (2, 3)
     assert config.num_processes >= 1
+
+
+def test_the_seed_accelerate_path_is_ddp_4gpu():
+    """VisionCoder's README launches --config_file configs/accelerate_4gpu.yaml: the same settings as ddp_4gpu.yaml."""
+    import yaml
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    seed, ours = (os.path.join(ROOT, "configs", name) for name in ("accelerate_4gpu.yaml", "accelerate/ddp_4gpu.yaml"))
+    with open(seed) as a, open(ours) as b:
+        assert yaml.safe_load(a) == yaml.safe_load(b)
+    assert load_config_from_file(seed).num_processes == 4

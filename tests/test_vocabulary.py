@@ -15,7 +15,7 @@ from vcoder.names import RENAMED, flat_name, rename_flags, rename_keys, respell_
 from vcoder.rendering.spec import RenderSpec
 
 # the value objects, and the prefixes under which recipes carry each one flat
-DECLARED = {Endpoint: ("judge", "gui", "writer"), RenderSpec: ("render",), CaseLimits: ("gui",)}
+DECLARED = {Endpoint: ("judge", "gui", "writer", "test_writer"), RenderSpec: ("render",), CaseLimits: ("gui",)}
 
 RECIPES = {
     "vcoder.pipelines.grpo.args": "VCoderScriptArguments",
@@ -56,6 +56,7 @@ OTHER_CONCEPTS = {
     "max_image_side",
     "judge_max_image_side",
     "model_name_or_path",  # TRL's own
+    "expect_timeout_ms",  # how long a scripted expectation is re-checked (vcoder data trajectories)
 }
 
 SUFFIXES = sorted(

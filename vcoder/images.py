@@ -83,7 +83,11 @@ def decode_png(data: bytes):
     import cv2
     import numpy as np
 
-    bgr = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    if hasattr(cv2, "IMREAD_COLOR_RGB"):  # OpenCV >= 4.10 decodes to RGB directly: no channel swap afterwards
+        rgb = cv2.imdecode(buffer, cv2.IMREAD_COLOR_RGB)
+        return to_rgb_array(data) if rgb is None else rgb
+    bgr = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
     if bgr is None:  # a format OpenCV does not read
         return to_rgb_array(data)
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)

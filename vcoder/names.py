@@ -1,27 +1,20 @@
-"""How settings are named, once: one prefix convention for value objects flattened into recipes, and the "did you
-mean" of every user-facing error about a name.
+"""How settings are named, once: one prefix convention for value objects flattened into recipes, one spelling per
+command-line flag, and the old names still accepted (with a warning) while they are retired.
 
 A value object (a served model's ``Endpoint``, a ``RenderSpec``, a GUI test's ``CaseLimits``) is declared once as a
 frozen dataclass; a recipe or a CLI that needs one carries its fields flat, each named ``<prefix>_<field>``
 (``judge_base_url``, ``judge_timeout_ms``), with the field's type and help and the recipe's own defaults
 (:func:`flat_fields`), and rebuilds the object whole from them (:func:`from_flat`).
-
-Example:
-    >>> did_you_mean("blok", ["block", "text"])
-    " (did you mean 'block'?)"
-    >>> did_you_mean("base_url", ["gui_base_url", "judge_base_url", "render_width"], prefixed=True)
-    " (did you mean 'gui_base_url' or 'judge_base_url'?)"
-    >>> unknown_names(["blok", "zzz"], ["block", "text"])
-    "'blok' (did you mean 'block'?), 'zzz'"
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
 
@@ -37,34 +30,6 @@ RENAMED = {
     "judge_url": "judge_base_url",
     "gui_url": "gui_base_url",
 }
-
-
-def did_you_mean(
-    name: object, choices: Iterable[str], *, n: int = 1, cutoff: float = 0.6, prefixed: bool = False
-) -> str:
-    """``" (did you mean 'x'?)"`` for a name close to one of ``choices``, else ``""``.
-
-    Args:
-        name: what the user wrote (anything; its ``str`` is compared).
-        choices: the names that would have been accepted.
-        n: at most this many close matches are offered (``'x' or 'y'``).
-        cutoff: ``difflib``'s similarity cutoff in [0, 1].
-        prefixed: the choices are prefixed settings (``gui_base_url``): a name that is their unprefixed tail
-            (``base_url``) suggests every one of them.
-
-    Returns:
-        The suggestion with a leading space, ready to follow the quoted name.
-    """
-    text, options = str(name), list(choices)
-    tails = [c for c in options if c.endswith("_" + text)] if prefixed else []
-    close = tails or difflib.get_close_matches(text, options, n, cutoff)
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-
-
-def unknown_names(names: Iterable[object], choices: Iterable[str], *, prefixed: bool = False) -> str:
-    """``"'a' (did you mean 'b'?), 'c'"``: each unknown name quoted, with its suggestion (see :func:`did_you_mean`)."""
-    options = list(choices)
-    return ", ".join(f"{name!r}" + did_you_mean(name, options, prefixed=prefixed) for name in names)
 
 
 def flat_name(prefix: str, name: str) -> str:

@@ -64,6 +64,17 @@ def test_wrong_model_lists_served_models():
         assert asyncio.run(ChatClient(server.base_url, "served-a").check()) == ["served-a", "served-b"]
 
 
+@pytest.mark.parametrize("listed", [(), ("scripted",)], ids=["lists-none", "lists-the-model"])
+def test_check_accepts_both_model_listings(listed):
+    # both behaviours of transformers serve for a model pinned by path (<= 5.23 lists none, 5.24 lists it)
+    with ScriptedServer("ok", listed=listed) as server:
+        assert asyncio.run(ChatClient(server.base_url, "scripted").check(probe_chat=True)) == list(listed)
+        probed = server.chat_hits
+        with pytest.raises(UnknownModel, match="typo-model"):  # the probe (or the listing) still catches a typo
+            asyncio.run(ChatClient(server.base_url, "typo-model", backoff_ms=10).check(probe_chat=True))
+    assert probed == (1 if not listed else 0)  # a chat probe only where the listing could not tell
+
+
 def test_bad_response_shape():
     with ScriptedServer(body={"result": "not a completion"}) as server:
         client = ChatClient(server.base_url, "scripted")
@@ -86,7 +97,10 @@ def test_transformers_serve_accepts_images(tiny_vlm_server):
     client = ChatClient(tiny_vlm_server.base_url, tiny_vlm_server.model, timeout_ms=120_000)
 
     async def both():
-        assert await client.check(probe_chat=True) == []  # transformers serve lists no models for a pinned path
+        # transformers serve <= 5.23 lists no models for a model pinned by path (check() then probes a chat request);
+        # 5.24 lists the pinned path: both are a healthy server, and check() must accept either
+        served = await client.check(probe_chat=True)
+        assert served in ([], [tiny_vlm_server.model]), served
         text_only = await client.chat([user_message("Write the HTML.")], max_tokens=4)
         with_image = await client.chat([user_message("Write the HTML.", images=[_png()])], max_tokens=4)
         sampled = await client.chat([user_message("Hi")], max_tokens=16, generation_config=SAMPLING)

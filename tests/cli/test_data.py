@@ -42,7 +42,8 @@ def test_synth_html_only_writes_pages_and_metadata(tmp_path, capsys):
 
 def test_design2code_cli_reports_a_missing_source(tmp_path, capsys):
     assert main(["data", "design2code", "--source", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
-    assert "neither an existing path nor a hub name" in capsys.readouterr().out
+    err = capsys.readouterr().err  # one line on stderr, like every vcoder usage error
+    assert err.startswith("vcoder data design2code: error:") and "neither an existing path nor a hub name" in err
 
 
 def test_design2code_cli_exports_parquet(tmp_path, capsys):

@@ -60,7 +60,9 @@ def test_check_train_score_report(log, trained, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     scored = json.loads(out.stdout)
     assert scored["task_id"] == "c3" and 0.0 < scored["p_yes"] < 1.0 and scored["render_error"] is None
-    assert scored["answer"] == ("YES" if scored["p_yes"] >= 0.5 else "NO")
+    cut = json.loads((model / "orm.json").read_text())["decision_threshold"]  # tuned on the training examples
+    assert cut == report["training"]["decision_threshold"] and 0.0 < cut < 1.0
+    assert scored["answer"] == ("YES" if scored["p_yes"] >= cut else "NO")
 
     out = vcoder("report", "--model", str(model), "--verdicts", str(log))
     assert out.returncode == 0, out.stderr[-2000:]

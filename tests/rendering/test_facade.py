@@ -51,3 +51,30 @@ def test_default_pool_is_shared():
     a.close()
     assert get_default_pool() is not a
     get_default_pool().close()
+
+
+@pytest.mark.browser
+def test_a_new_pool_serves_another_loop_at_once(monkeypatch):
+    """Right after ``BrowserPool()`` returns, a render from another event loop works, even when the pool's thread is
+    slow to get its loop running (a loaded machine): it used to be refused as a BROWSER failure in that window."""
+    import asyncio
+    import time
+
+    from vcoder.rendering import sync
+
+    class SlowStart(asyncio.SelectorEventLoop):
+        def run_forever(self):
+            time.sleep(0.5)
+            super().run_forever()
+
+    monkeypatch.setattr(sync.asyncio, "new_event_loop", SlowStart)
+    pool = sync.BrowserPool()
+    try:
+
+        async def first():
+            return await pool.async_pool.render("<p>first render</p>")
+
+        rendered = asyncio.run(first())
+        assert rendered.ok, (rendered.kind, rendered.error)
+    finally:
+        pool.close()

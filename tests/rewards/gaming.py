@@ -16,7 +16,13 @@ right and down). Gaming:
   colour over each block's box, on white: a text-free imitation), ``bars`` (the same bars over the honest page with
   its text transparent: the page's backgrounds kept) and ``covered`` (the reference itself with every text box
   covered by a box of its background colour);
-- ``blank``: an empty page.
+- ``blank``: an empty page;
+- against an honest attempt that keeps half of the content (``delete_half``), ``BELOW_HALF``: ``half_transparent``,
+  ``half_background`` and ``half_zero`` (every item kept, the text of every other one transparent, the colour of
+  its background, or 0 px: half the content shown with the layout of all of it), ``tall`` (6000 px of blank below
+  the honest page), ``stretched`` (every gap of the honest page blown up), ``repeat_4`` (the content four times).
+
+``all_shapes()`` adds the shapes of ``gaming_shapes.py`` (a docs page, a dark dashboard, a pricing page).
 """
 
 from __future__ import annotations
@@ -241,6 +247,13 @@ REFERENCES = {
 }
 
 
+def all_shapes() -> dict:
+    """``REFERENCES`` plus the shapes of ``gaming_shapes.py`` (a docs page, a dark dashboard, a pricing page)."""
+    from tests.rewards.gaming_shapes import SHAPES
+
+    return {**REFERENCES, **SHAPES}
+
+
 def _one_block(texts: list[str]) -> str:
     body = f"<p style='margin:40px;font-size:16px;color:#222'>{html_lib.escape(' '.join(texts))}</p>"
     return _doc(body)
@@ -261,10 +274,65 @@ def _nudged(page: str, px: int = 4) -> str:
 HONEST_NAMES = ("honest", "nudged")
 
 
+HIDES = {
+    "transparent": "color:transparent",
+    "background": "color:{bg}",
+    "zero": "font-size:0",
+}
+
+
+def _hide(text: str, how: str, background: str) -> str:
+    """``text`` in a span that hides it ``how`` (see ``HIDES``); ``background`` is the colour behind it."""
+    return f"<span style='{HIDES[how].format(bg=background)}'>{text}</span>"
+
+
+def half_shown(items: list, how: str, background: str | tuple[str, ...]) -> list:
+    """Every item kept, but the text of every other one hidden (``how``): half the content visible, the layout of
+    all of it kept. ``background``: the colour behind the items' text (one per field of a tuple item, or one)."""
+    out = []
+    for k, item in enumerate(items):
+        if k % 2 == 0:
+            out.append(item)
+        elif isinstance(item, tuple):
+            bgs = background if isinstance(background, tuple) else (background,) * len(item)
+            out.append(tuple(_hide(t, how, bg) for t, bg in zip(item, bgs)))
+        else:
+            out.append(_hide(item, how, background))
+    return out
+
+
+def _tall(page: str, px: int) -> str:
+    """The page with ``px`` of empty space below its content."""
+    return page.replace("</body>", f"<div style='height:{px}px'></div></body>")
+
+
+def _stretched(page: str, factor: int) -> str:
+    """The page laid out ``factor`` times as tall: every block-level gap stretched (the content spread out)."""
+    css = f"<style>body>*,body>*>*,body>*>*>*{{margin-bottom:{factor * 60}px !important}}</style>"
+    return page.replace("</head>", css + "</head>", 1)
+
+
+#: the imitations that must score below ``delete_half`` (an honest attempt that keeps half of the content)
+BELOW_HALF = (
+    "half_transparent",
+    "half_background",
+    "half_zero",
+    "tall",
+    "stretched",
+    "repeat",
+    "repeat_4",
+    "half_hidden",
+    "invisible",
+    "tiny",
+    "blank",
+)
+
+
 def variants(shape: str) -> dict[str, str]:
     """The reference, the honest attempts and every gaming page that does not need the reference's render."""
-    template, content, texts = REFERENCES[shape]
+    template, content, texts = all_shapes()[shape]
     items = content["items"]
+    background = content.get("item_background", "#fff")
     honest = template(HONEST)
     return {
         "reference": template(EXACT),
@@ -279,6 +347,10 @@ def variants(shape: str) -> dict[str, str]:
         "half_hidden": template(replace(HONEST, transparent_text=True), items[::2]),
         "tiny": template(replace(HONEST, font_px=1)),
         "blank": _doc(""),
+        **{f"half_{how}": template(HONEST, half_shown(items, how, background)) for how in HIDES},
+        "tall": _tall(honest, 6000),
+        "stretched": _stretched(honest, 6),
+        "repeat_4": template(HONEST, repeat=4),
     }
 
 
@@ -328,7 +400,7 @@ def _overlay(page: str, boxes: str) -> str:
 
 def render_variants(shape: str, layout, image) -> dict[str, str]:
     """The gaming pages built from the reference's render (``layout``, ``image``), by name."""
-    template, _, _ = REFERENCES[shape]
+    template, _, _ = all_shapes()[shape]
     bars = _boxes(layout, image, use_background=False)
     return {
         "canvas": canvas_page(layout),

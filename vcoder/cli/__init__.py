@@ -46,7 +46,10 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from vcoder.usage import OneLineParser
+
+    # every subcommand's parser inherits the class: a usage error anywhere is one line with a did-you-mean
+    parser = OneLineParser(
         prog="vcoder",
         description="Train vision-language models to write HTML/CSS from screenshots with rendering-based RL rewards.",
         epilog="Run `vcoder COMMAND --help` for a command's options.",

@@ -46,9 +46,10 @@ def run(args) -> int:
     import contextlib
     import json
     import sys
+    from pathlib import Path
 
     from vcoder.pipelines.curriculum.config import CurriculumConfigError, load_config
-    from vcoder.pipelines.curriculum.run import RunFolderError, run_curriculum
+    from vcoder.pipelines.curriculum.run import RunFolderError, check_start_model, run_curriculum
     from vcoder.pipelines.recipes import RecipeError
 
     stdout = sys.stdout  # one JSON line per phase; the trainers' progress prints go to stderr
@@ -59,6 +60,8 @@ def run(args) -> int:
 
     try:
         config = load_config(args.config, overrides=_overrides(args.set))
+        if not (Path(args.out) / "phase_0" / "report.json").exists():  # phase 0 starts from the recipe's model
+            check_start_model(config.model_name_or_path, recipe=args.config)
         with contextlib.redirect_stdout(sys.stderr):
             summary = run_curriculum(config, args.out, stop_after=args.max_phases, on_phase=show)
     except (CurriculumConfigError, RunFolderError, RecipeError, ValueError) as exc:

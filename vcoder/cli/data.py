@@ -1,4 +1,5 @@
-"""``vcoder data synth`` (synthetic pages + screenshots) and ``vcoder data design2code`` (export a test set)."""
+"""``vcoder data synth`` (synthetic pages + screenshots), ``vcoder data design2code`` (export a test set), and the
+site-building tasks and agent trajectories of :mod:`vcoder.cli.data_sites`."""
 
 from __future__ import annotations
 
@@ -6,9 +7,14 @@ import argparse
 import json
 from pathlib import Path
 
+from vcoder.cli import data_sites
+from vcoder.usage import print_error
+
 
 def add_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="make datasets: synthetic pages, Design2Code test sets")
+    parser = subparsers.add_parser(
+        name, help="make datasets: synthetic pages, Design2Code test sets, site tasks, agent trajectories"
+    )
     sub = parser.add_subparsers(dest="data_command", metavar="ACTION")
     fmt = argparse.ArgumentDefaultsHelpFormatter
 
@@ -39,6 +45,7 @@ def add_parser(subparsers, name: str) -> None:
     d2c.add_argument("--out", type=Path, required=True, help="test set folder to write")
     d2c.add_argument("--max-samples", type=int, default=None, help="export only the first N pages")
     d2c.set_defaults(func=run_design2code)
+    data_sites.add_parsers(sub)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
@@ -46,8 +53,7 @@ def run_synth(args) -> int:
     from vcoder.data.synth_writer import write_synthetic
 
     if args.n < 0:
-        print(f"error: --n must be >= 0, got {args.n}")
-        return 2
+        return print_error("vcoder data synth", f"--n must be >= 0, got {args.n}")
     records = write_synthetic(
         args.out,
         args.n,
@@ -73,8 +79,7 @@ def run_design2code(args) -> int:
     try:
         ids = export_testset(args.source, args.out, max_samples=args.max_samples)
     except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}")
-        return 2
+        return print_error("vcoder data design2code", str(exc))
     print(json.dumps({"out": str(args.out), "n": len(ids), "first_ids": ids[:5]}))
     return 0
 

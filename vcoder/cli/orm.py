@@ -54,6 +54,12 @@ def add_parser(subparsers, name: str) -> None:
     t.add_argument("--learning-rate", type=float, default=1e-3, help="peak learning rate")
     t.add_argument("--lora-r", type=int, default=0, help="LoRA rank (0: full fine-tuning)")
     t.add_argument("--seed", type=int, default=0, help="split and training seed")
+    t.add_argument(
+        "--no-balance", action="store_true", help="train on the log's label mix (default: oversample the rarer label)"
+    )
+    t.add_argument(
+        "--no-tune-threshold", action="store_true", help="answer YES at P(YES) >= 0.5 (default: tuned on training)"
+    )
     t.set_defaults(func=_train)
 
     s = sub.add_parser("score", help="P(YES) of one site for one task", formatter_class=fmt)
@@ -155,6 +161,8 @@ def _train(args) -> int:
             learning_rate=args.learning_rate,
             lora_r=args.lora_r,
             seed=args.seed,
+            balance_classes=not args.no_balance,
+            tune_threshold=not args.no_tune_threshold,
         )
     except ValueError as exc:
         return _usage(str(exc))

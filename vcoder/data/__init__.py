@@ -4,7 +4,9 @@ Loaders: :func:`load_websight` (hub or local parquet), :func:`load_design2code` 
 :func:`load_local` (folder or parquet). Generator: :func:`generate_page`, :func:`write_synthetic`.
 Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:`DEFAULT_USER_PROMPT`.
 Site-building tasks (Step-GRPO): :func:`load_webgen_bench` (WebGen-Bench's JSONL or hub id), :func:`site_tasks`
-(instruction-only tasks with scripted cases), :func:`make_site_conversation` / :data:`SITE_SYSTEM_PROMPT`.
+(instruction-only tasks with scripted cases), :func:`load_webgen_instruct` (WebGen-RL's training requests, no cases:
+a writer LLM adds the GUI test), :func:`make_site_conversation` / :data:`SITE_SYSTEM_PROMPT`.
+Agent SFT: :func:`read_trajectories` (multi-turn chat trajectories, WebGen-Agent's form included).
 Light imports only: datasets, pyarrow and the browser load inside the functions that need them.
 """
 
@@ -22,7 +24,9 @@ from vcoder.data.prompts import (
 from vcoder.data.site_tasks import site_task, site_tasks
 from vcoder.data.synth_writer import write_synthetic
 from vcoder.data.synthetic import SynthPage, generate_page
+from vcoder.data.trajectories import read_trajectories
 from vcoder.data.webgen_bench import load_webgen_bench
+from vcoder.data.webgen_instruct import load_webgen_instruct
 from vcoder.data.websight import load_websight
 from vcoder.images import resize_to_max_pixels
 
@@ -38,11 +42,13 @@ __all__ = [
     "load_local",
     "load_websight",
     "make_conversation",
+    "read_trajectories",
     "resize_to_max_pixels",
     "to_dataset",
     "write_synthetic",
     "SITE_SYSTEM_PROMPT",
     "load_webgen_bench",
+    "load_webgen_instruct",
     "make_site_conversation",
     "site_system_prompt",
     "site_task",

@@ -19,13 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from vcoder.gui.actions import ACTIONS, Action, ActionResult, ActionTimeout, Observation, PageHung
-from vcoder.gui.guard import PageGuard
+from vcoder.gui.guard import GUARD_MARGIN_MS, PageGuard
 from vcoder.gui.marks import ELEMENTS_JS, INTERACTIVE_SELECTOR, Element, draw_marks
+from vcoder.gui.page_changes import change_count, next_change
 
 logger = logging.getLogger(__name__)
+
+#: longest wait, in ms, between two looks for an action's missing target (each DOM change wakes it sooner)
+TARGET_POLL_MS = 250
 
 __all__ = [
     "ACTIONS",
@@ -186,12 +191,15 @@ class GuiEnv(PageGuard):
     async def _do(self, action: Action) -> None:
         kind, target, value, ms = action.kind, action.target, action.value, self.action_timeout_ms
         if kind == "click":
+            ms = await self._await_target(target, ms, visible=True)
             el = await self.resolve(target)
             await self.guard(el.click(timeout=ms), what=f"click {target!r}")
         elif kind == "type":
+            ms = await self._await_target(target, ms, visible=True)
             el = await self.resolve(target)
             await self.guard(el.fill("" if value is None else str(value), timeout=ms), what=f"type into {target!r}")
         elif kind == "select":
+            ms = await self._await_target(target, ms, visible=True)
             el = await self.resolve(target)
             await self.guard(el.select_option(str(value), timeout=ms), what=f"select in {target!r}")
         elif kind == "press":
@@ -200,6 +208,7 @@ class GuiEnv(PageGuard):
             if target is None:
                 await self.guard(self.page.keyboard.press(str(value)), what=f"press {value!r}")
             else:
+                ms = await self._await_target(target, ms, visible=False)
                 el = await self.resolve(target)
                 await self.guard(el.press(str(value), timeout=ms), what=f"press {value!r} on {target!r}")
         elif kind == "scroll":
@@ -214,6 +223,7 @@ class GuiEnv(PageGuard):
                 )
         elif kind == "wait":
             if target is not None and not str(target).strip().isdigit():
+                ms = await self._await_target(str(target), ms, visible=True)
                 await self.guard(
                     self.page.locator(str(target)).first.wait_for(state="visible", timeout=ms), what=f"wait {target!r}"
                 )
@@ -226,6 +236,38 @@ class GuiEnv(PageGuard):
                 raise ValueError("there is no earlier state of this page to go back to")
             await self.guard(self.page.evaluate("() => history.back()"), what="back")
             await asyncio.sleep(0.05)
+
+    async def _await_target(self, target: int | str | None, ms: float, *, visible: bool) -> float:
+        """Wait, at most ``ms``, until a selector ``target`` matches an element (a visible one when ``visible``: what
+        Playwright's click, fill and select wait for), looking again on every DOM change; element numbers need no
+        wait. Returns the ms left for the action (Playwright then waits for the rest of its checks).
+
+        Raises:
+            LookupError: still no match and the page has nothing left that could add one before ``ms`` runs out
+                (``page_changes``): the action fails now instead of at its timeout, as it would have then.
+        """
+        if not isinstance(target, str) or target.strip().isdigit():
+            return ms
+        t0 = time.monotonic()
+        matches = self.page.locator(target)
+        seen = None  # counted only once a look failed, before the next look: a change while looking wakes the wait
+        while True:
+            look = matches.first.is_visible() if visible else matches.count()
+            if await self.guard(look, what=f"looking for {target!r}"):
+                return max(ms - (time.monotonic() - t0) * 1000, 1.0)  # Playwright reads a 0 timeout as none
+            left = ms - (time.monotonic() - t0) * 1000
+            if left <= 0:
+                return 1.0
+            if seen is None:
+                seen = await change_count(self)
+                continue
+            change = await next_change(
+                self, seen, max_ms=min(left, TARGET_POLL_MS), idle_within_ms=left, timeout_ms=left + GUARD_MARGIN_MS
+            )
+            if change.idle:
+                shown = "visible element" if visible else "element"
+                raise LookupError(f"no {shown} matches {target!r} and the page has stopped changing")
+            seen = change.count
 
     async def click(self, target: int | str) -> ActionResult:
         return await self.act(Action("click", target))

@@ -2,8 +2,9 @@
 
 Verdict (WebGen-Bench's scale on machine-checkable cases): every expectation met -> YES, some -> PARTIAL, none or a
 step failed -> NO. Steps go through :class:`~vcoder.gui.env.GuiEnv` (Playwright locators with short timeouts,
-hang containment, navigation-away detection); expectations are re-checked for a short while so handlers that
-update the page asynchronously (``setTimeout``, promises) still count.
+hang containment, navigation-away detection); unmet expectations are re-checked whenever the page changes, for
+a short while, so handlers that update the page asynchronously (``setTimeout``, promises, fetches) still count,
+and given up as soon as the page has nothing left that could change it (:mod:`vcoder.gui.page_changes`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 import time
 
 from vcoder.gui.env import Action, GuiEnv, PageHung
+from vcoder.gui.page_changes import change_count, next_change
 from vcoder.gui.policy import CaseResult, Expectation, Policy, TestCase, Verdict
 
 logger = logging.getLogger(__name__)
@@ -64,13 +66,15 @@ class ScriptedPolicy(Policy):
     """Runs structured test cases deterministically.
 
     Args:
-        expect_timeout_ms: how long unmet expectations are re-checked after the last step (async handlers).
-        poll_ms: interval between re-checks.
+        expect_timeout_ms: how long unmet expectations may wait for the page after the last step (async handlers);
+            they are re-checked on every DOM change and given up early once the page is idle.
+        poll_ms: longest wait between re-checks (a change no DOM observer sees, such as a property a timer sets, is
+            seen after at most this); idle pages are only recognised when it exceeds ``page_changes.QUIET_MS``.
     """
 
     name = "scripted"
 
-    def __init__(self, *, expect_timeout_ms: int = 400, poll_ms: int = 40) -> None:
+    def __init__(self, *, expect_timeout_ms: int = 400, poll_ms: int = 250) -> None:
         if expect_timeout_ms < 0 or poll_ms <= 0:
             raise ValueError(f"expect_timeout_ms must be >= 0 and poll_ms > 0, got {expect_timeout_ms}, {poll_ms}")
         self.expect_timeout_ms = expect_timeout_ms
@@ -111,13 +115,41 @@ class ScriptedPolicy(Policy):
     async def _check(self, env: GuiEnv, expect: tuple[Expectation, ...]) -> list[bool]:
         met = [False] * len(expect)
         give_up = time.monotonic() + self.expect_timeout_ms / 1000
+        seen = None  # counted only once a read found something unmet, before the next read (a change while
+        # reading then wakes the wait at once)
         while True:
             for i, exp in enumerate(expect):
                 if not met[i]:
                     met[i] = await self._check_one(env, exp)
-            if all(met) or time.monotonic() >= give_up or env.remaining_s <= 0:
+            left_ms = min(give_up - time.monotonic(), env.remaining_s) * 1000
+            if all(met) or left_ms <= 0:
                 return met
-            await asyncio.sleep(self.poll_ms / 1000)
+            if seen is None:
+                seen = await self._change_count(env)
+                continue
+            try:
+                change = await next_change(
+                    env, seen, max_ms=min(left_ms, self.poll_ms), idle_within_ms=left_ms, timeout_ms=left_ms + 1000
+                )
+            except PageHung:
+                raise
+            except Exception as exc:  # the document was replaced mid-wait: look again after a pause
+                logger.debug("waiting for the page to change: %s", exc)
+                await asyncio.sleep(self.poll_ms / 1000)
+                seen = await self._change_count(env)
+                continue
+            if change.idle:  # nothing left that could change the page: the unmet ones stay unmet
+                return met
+            seen = change.count
+
+    @staticmethod
+    async def _change_count(env: GuiEnv) -> int:
+        try:
+            return await change_count(env)
+        except PageHung:
+            raise
+        except Exception:  # a page mid-navigation: the next wait returns at once and counts again
+            return -1
 
     async def _check_one(self, env: GuiEnv, exp: Expectation) -> bool:
         try:

@@ -13,17 +13,28 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the names the lazy table below serves, for readers and tools
     from vcoder.metrics._blocks import MergedBlock
     from vcoder.metrics.clip import clip_similarities, clip_similarity, mask_text, squash_to_square
-    from vcoder.metrics.design2code import BlockMatching, BlockPair, BlockScores, block_scores, match_blocks
-    from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length
+    from vcoder.metrics.design2code import (
+        BlockMatching,
+        BlockPair,
+        BlockScores,
+        block_scores,
+        match_blocks,
+        match_prepared_blocks,
+        page_blocks,
+    )
+    from vcoder.metrics.dom import dom_similarity, dom_tokens, lcs_length, tour_similarity
     from vcoder.metrics.extract import FORMAT_STYLES, extract_html, format_score, strip_think
+    from vcoder.metrics.hidden import height_ratio, hidden_text_share, written_text_chars
     from vcoder.metrics.image import (
         align,
         check_screenshot,
         content_coverage,
         content_fraction,
+        grey_at_width,
         histogram_similarity,
         is_blank,
         ssim,
+        ssim_of_greys,
     )
     from vcoder.metrics.ink import InkProfile, ink_evidence, ink_layout_similarity, ink_mask, ink_profile
     from vcoder.metrics.validity import validity_report, validity_score
@@ -47,6 +58,9 @@ _EXPORTS = {
     "dom_tokens": "dom",
     "extract_html": "extract",
     "format_score": "extract",
+    "grey_at_width": "image",
+    "height_ratio": "hidden",
+    "hidden_text_share": "hidden",
     "histogram_similarity": "image",
     "ink_evidence": "ink",
     "ink_layout_similarity": "ink",
@@ -56,11 +70,16 @@ _EXPORTS = {
     "lcs_length": "dom",
     "mask_text": "clip",
     "match_blocks": "design2code",
+    "match_prepared_blocks": "design2code",
+    "page_blocks": "design2code",
     "squash_to_square": "clip",
     "ssim": "image",
+    "ssim_of_greys": "image",
     "strip_think": "extract",
+    "tour_similarity": "dom",
     "validity_report": "validity",
     "validity_score": "validity",
+    "written_text_chars": "hidden",
 }
 
 __all__ = [
@@ -81,6 +100,9 @@ __all__ = [
     "dom_tokens",
     "extract_html",
     "format_score",
+    "grey_at_width",
+    "height_ratio",
+    "hidden_text_share",
     "histogram_similarity",
     "ink_evidence",
     "ink_layout_similarity",
@@ -90,11 +112,16 @@ __all__ = [
     "lcs_length",
     "mask_text",
     "match_blocks",
+    "match_prepared_blocks",
+    "page_blocks",
     "squash_to_square",
     "ssim",
+    "ssim_of_greys",
     "strip_think",
+    "tour_similarity",
     "validity_report",
     "validity_score",
+    "written_text_chars",
 ]
 
 

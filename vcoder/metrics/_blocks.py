@@ -86,7 +86,9 @@ def text_color(image: np.ndarray, bbox, background, fallback, *, tolerance: int 
     return float(mean[0]), float(mean[1]), float(mean[2])
 
 
-def prepare_blocks(layout: Layout, image: np.ndarray | None = None) -> list[MergedBlock]:
+def prepare_blocks(
+    layout: Layout, image: np.ndarray | None = None, *, ink: np.ndarray | None = None
+) -> list[MergedBlock]:
     """Turn a layout's text blocks into Design2Code blocks: only the text a person can see counts.
 
     Empty texts and zero-area boxes are dropped, and so is text too small to read (glyphs under ``MIN_TEXT_PX``,
@@ -104,6 +106,7 @@ def prepare_blocks(layout: Layout, image: np.ndarray | None = None) -> list[Merg
     Args:
         layout: the rendered page's layout.
         image: optional (H, W, 3) uint8 screenshot of the same render.
+        ink: ``vcoder.metrics.ink.ink_mask(image)`` when the caller has it already (the same blocks, faster).
 
     Returns:
         The blocks in document order (a merged block sits at its first member's position).
@@ -118,7 +121,7 @@ def prepare_blocks(layout: Layout, image: np.ndarray | None = None) -> list[Merg
         if size < MIN_TEXT_PX:
             continue
         if image is not None:
-            box = visible_ink_box(image, box, len(text), size)
+            box = visible_ink_box(image, box, len(text), size, ink=ink)
             if box is None:
                 continue
             color = text_color(image, block.bbox, block.background, block.color)

@@ -72,7 +72,16 @@ from vcoder.metrics._scores import BlockMatching, BlockPair, BlockScores
 from vcoder.metrics._textsim import TextSimilarity
 from vcoder.metrics.image import check_screenshot
 
-__all__ = ["BlockScores", "BlockPair", "BlockMatching", "MergedBlock", "block_scores", "match_blocks"]
+__all__ = [
+    "BlockScores",
+    "BlockPair",
+    "BlockMatching",
+    "MergedBlock",
+    "block_scores",
+    "match_blocks",
+    "match_prepared_blocks",
+    "page_blocks",
+]
 
 _MERGE_GAIN = 0.05
 _KEEP = 0.5
@@ -243,9 +252,40 @@ def match_blocks(
         The blocks after merging and the kept pairs (similarity >= 0.5).
     """
     ref_image, pred_image = _validate(ref, ref_image, "ref"), _validate(pred, pred_image, "pred")
+    return match_prepared_blocks(
+        prepare_blocks(ref, ref_image),
+        prepare_blocks(pred, pred_image),
+        max_merge_evals=max_merge_evals,
+        max_merge_rounds=max_merge_rounds,
+    )
+
+
+def page_blocks(layout: Layout, image: np.ndarray | None = None, *, ink: np.ndarray | None = None):
+    """A page's blocks as ``match_blocks`` prepares them (inputs validated the same way), for
+    ``match_prepared_blocks``; ``ink`` is ``vcoder.metrics.ink_mask(image)`` when the caller has it already."""
+    image = _validate(layout, image, "layout")
+    return prepare_blocks(layout, image, ink=ink)
+
+
+def match_prepared_blocks(
+    ref_blocks: list[MergedBlock],
+    pred_blocks: list[MergedBlock],
+    *,
+    max_merge_evals: int = 64,
+    max_merge_rounds: int = 8,
+) -> BlockMatching:
+    """``match_blocks`` on blocks already prepared (``page_blocks``): a reference's blocks, prepared once, serve
+    every prediction compared with it.
+
+    Args:
+        ref_blocks: ``page_blocks(ref_layout, ref_image)``.
+        pred_blocks: ``page_blocks(pred_layout, pred_image)``.
+        max_merge_evals: most assignment re-solves (merge trials) in the whole merge search.
+        max_merge_rounds: most merge rounds.
+    """
     if max_merge_evals < 0 or max_merge_rounds < 0:
         raise ValueError(f"max_merge_evals={max_merge_evals} and max_merge_rounds={max_merge_rounds} must be >= 0")
-    ref_blocks, pred_blocks = prepare_blocks(ref, ref_image), prepare_blocks(pred, pred_image)
+    ref_blocks, pred_blocks = list(ref_blocks), list(pred_blocks)
     if not ref_blocks or not pred_blocks:
         return BlockMatching(tuple(ref_blocks), tuple(pred_blocks), ())
     matcher = _Matcher(pred_blocks, ref_blocks, max_merge_evals=max_merge_evals, max_rounds=max_merge_rounds)

@@ -24,7 +24,7 @@ from html.parser import HTMLParser
 from vcoder.layout import DomNode
 from vcoder.metrics.validity import IMPLIED_CLOSE, VOID
 
-__all__ = ["dom_similarity", "dom_tokens", "lcs_length"]
+__all__ = ["dom_similarity", "dom_tokens", "lcs_length", "tour_similarity"]
 
 _SKIP = frozenset({"#text", "#comment"})
 
@@ -143,6 +143,12 @@ def dom_similarity(a: str | DomNode | None, b: str | DomNode | None, *, max_toke
     """
     ta = dom_tokens(a, max_tokens=max_tokens) if a is not None else []
     tb = dom_tokens(b, max_tokens=max_tokens) if b is not None else []
-    if not ta and not tb:
+    return tour_similarity(ta, tb)
+
+
+def tour_similarity(a: list[str], b: list[str]) -> float:
+    """``dom_similarity`` of two pages given as their ``dom_tokens`` (a page's tour, computed once, serves every
+    comparison): ``2 * LCS / (len(a) + len(b))``, 1.0 for two empty tours."""
+    if not a and not b:
         return 1.0
-    return float(2.0 * lcs_length(ta, tb) / (len(ta) + len(tb)))
+    return float(2.0 * lcs_length(a, b) / (len(a) + len(b)))

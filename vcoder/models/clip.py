@@ -73,11 +73,14 @@ class ClipEmbedder:
 
     def preprocess(self, images: Sequence[np.ndarray]):
         """Squash and normalise a batch of pages into the model's (N, 3, S, S) float32 input on ``device``."""
-        import torch
-
         if self.resize_on_device:
             return squash_normalise(images, self.image_size, mean=self.mean, std=self.std, device=self.device)
-        batch = np.stack([squash_to_square(i, self.image_size) for i in images])
+        return self._normalise([squash_to_square(i, self.image_size) for i in images])
+
+    def _normalise(self, squares: Sequence[np.ndarray]):
+        import torch
+
+        batch = np.stack(squares)
         x = torch.from_numpy(batch).permute(0, 3, 1, 2).float().div_(255.0)
         mean = torch.tensor(self.mean, dtype=torch.float32).view(1, 3, 1, 1)
         std = torch.tensor(self.std, dtype=torch.float32).view(1, 3, 1, 1)
@@ -92,14 +95,29 @@ class ClipEmbedder:
         Returns:
             (N, D) float32 array of unit-norm embeddings.
         """
-        import torch
-
         images = list(images)
         check_pages(images)
+        return self._embed(images, self.preprocess)
+
+    def embed_squares(self, squares: Sequence[np.ndarray]) -> np.ndarray:
+        """``embed`` of pages already squashed on the CPU (``squash_to_square(page, image_size)``, which a caller
+        can do page by page as pages arrive); the same embeddings, in the same batches. CPU preprocessing only."""
+        squares = list(squares)
+        if self.resize_on_device:
+            raise ValueError(f"{self!r} squashes pages on its device; call embed() with the pages")
+        size = (self.image_size, self.image_size, 3)
+        bad = next((k for k, sq in enumerate(squares) if getattr(sq, "shape", None) != size), None)
+        if bad is not None:
+            raise ValueError(f"squares[{bad}] is not a {size} page: squash it with squash_to_square(page, {size[0]})")
+        return self._embed(squares, self._normalise)
+
+    def _embed(self, items: list, prepare) -> np.ndarray:
+        import torch
+
         out = []
         with torch.no_grad():
-            for start in range(0, len(images), self.batch_size):
-                x = self.preprocess(images[start : start + self.batch_size])
+            for start in range(0, len(items), self.batch_size):
+                x = prepare(items[start : start + self.batch_size])
                 feats = self.model.encode_image(x).float()
                 out.append(torch.nn.functional.normalize(feats, dim=-1).cpu().numpy())
         if not out:

@@ -49,6 +49,8 @@ class ORMConfig:
         base_model: the model the ORM was trained from.
         prompt_version: ``vcoder.orm.prompt.PROMPT_VERSION`` at training time.
         heldout_tasks: task ids kept out of training (for ``vcoder orm report``).
+        decision_threshold: P(YES) at or above which the ORM's verdict is YES (WebRL: 0.5; ``vcoder orm train``
+            tunes it on the training examples, see :func:`vcoder.orm.report.tune_threshold`).
     """
 
     yes_id: int
@@ -58,6 +60,7 @@ class ORMConfig:
     base_model: str = ""
     prompt_version: int = PROMPT_VERSION
     heldout_tasks: tuple[str, ...] = field(default=())
+    decision_threshold: float = 0.5
 
     def save(self, folder: str | Path) -> Path:
         path = Path(folder) / ORM_FILE

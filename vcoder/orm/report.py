@@ -1,6 +1,7 @@
 """Held-out quality of an ORM: accuracy, AUC and calibration (ECE) against the majority-class baseline.
 
-- Accuracy: P(YES) >= 0.5 counts as YES (WebRL's binary reward).
+- Accuracy: P(YES) >= the threshold counts as YES (0.5: WebRL's binary reward; an ORM trained by vcoder carries its
+  tuned decision threshold, :func:`tune_threshold`).
 - AUC: the probability that a random YES example scores above a random NO example, ties counting one half
   (the Mann-Whitney U statistic / (n_yes n_no)); None when the held-out set has one class only.
 - ECE: expected calibration error of P(YES) as a probability of YES, over 10 equal-width bins of P(YES) on [0, 1]
@@ -88,3 +89,31 @@ def binary_report(
         "brier": sum((p - y) ** 2 for p, y in zip(probs, labels)) / n,
         "baseline": {"answer": "YES" if answer else "NO", "accuracy": sum(y == answer for y in labels) / n},
     }
+
+
+def tune_threshold(probs: Sequence[float], labels: Sequence[int]) -> float:
+    """The decision threshold on P(YES) with the best balanced accuracy (mean of the YES and NO recalls).
+
+    Candidates are the scores themselves (``p >= t`` answers YES); ties go to the candidate nearest 0.5 (WebRL's
+    threshold), then the lower one. With one class only there is nothing to balance: 0.5.
+
+    Example:
+        >>> tune_threshold([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1])
+        0.3
+        >>> tune_threshold([0.9, 0.8], [1, 1])
+        0.5
+    """
+    if len(probs) != len(labels):
+        raise ValueError(f"{len(probs)} predictions for {len(labels)} labels")
+    n_yes = sum(1 for y in labels if y)
+    n_no = len(labels) - n_yes
+    if not n_yes or not n_no:
+        return 0.5
+    best, best_key = 0.5, None
+    for t in sorted(set(float(p) for p in probs)):
+        yes_recall = sum(1 for p, y in zip(probs, labels) if y and p >= t) / n_yes
+        no_recall = sum(1 for p, y in zip(probs, labels) if not y and p < t) / n_no
+        key = (-(yes_recall + no_recall) / 2, abs(t - 0.5), t)
+        if best_key is None or key < best_key:
+            best, best_key = t, key
+    return best

@@ -167,7 +167,7 @@ def score_site(
         "task_id": spec["id"],
         "site": str(site),
         "p_yes": p,
-        "answer": "YES" if p >= 0.5 else "NO",
+        "answer": "YES" if p >= orm.config.decision_threshold else "NO",
         "render_error": error,
         "elapsed_ms": round((time.perf_counter() - t0) * 1000, 1),
     }

@@ -12,6 +12,7 @@ and merged before saving, so the ORM folder always loads as a plain model.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import random
@@ -46,6 +47,10 @@ class TrainOptions:
         learning_rate: peak learning rate (cosine decay, 5% warm-up).
         lora_r: LoRA rank (0 = full fine-tuning).
         seed: split and training seed.
+        balance_classes: oversample the rarer label until YES and NO examples are equally many (seeded), so a
+            log with few successes does not train an ORM that never says YES.
+        tune_threshold: set the ORM's decision threshold to the best balanced accuracy on the training examples
+            (:func:`vcoder.orm.report.tune_threshold`; the held-out report uses it); otherwise 0.5.
     """
 
     holdout: float = 0.2
@@ -57,6 +62,8 @@ class TrainOptions:
     learning_rate: float = 1e-3
     lora_r: int = 0
     seed: int = 0
+    balance_classes: bool = True
+    tune_threshold: bool = True
 
     def __post_init__(self) -> None:
         bad = [v for v in self.views if v not in VIEWS]
@@ -94,6 +101,22 @@ def load_base(model: str | Path):
         )
     except (OSError, ValueError) as exc:
         raise BaseModelError(f"base model {str(model)!r} could not be loaded ({exc}); {fix}") from None
+
+
+def balanced(examples: Sequence[Example], *, seed: int = 0) -> list[Example]:
+    """``examples`` plus seeded repeats of the rarer label's examples, so both labels are equally many (unchanged
+    when one label is missing)."""
+    yes = [ex for ex in examples if ex.label]
+    no = [ex for ex in examples if not ex.label]
+    if not yes or not no or len(yes) == len(no):
+        return list(examples)
+    fewer, more = (yes, no) if len(yes) < len(no) else (no, yes)
+    rng = random.Random(seed)
+    extra = [fewer[i % len(fewer)] for i in range(len(more) - len(fewer))]
+    rng.shuffle(extra)
+    out = [*examples, *extra]
+    rng.shuffle(out)
+    return out
 
 
 def _rows(examples: Sequence[Example]):
@@ -175,10 +198,11 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         gradient_checkpointing=False,
         dataloader_num_workers=0,
     )
+    fit_ex = balanced(train_ex, seed=options.seed) if options.balance_classes else list(train_ex)
     trainer = SFTTrainer(
         model=base,
         args=args,
-        train_dataset=_rows(train_ex),
+        train_dataset=_rows(fit_ex),
         processing_class=processor,
         peft_config=_peft_config(options, [] if had else [yes_id, no_id]),
     )
@@ -193,6 +217,10 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         base_model=str(model),
         heldout_tasks=tuple(sorted({r.task_id for r in held})),
     )
+    if options.tune_threshold:
+        config = dataclasses.replace(
+            config, decision_threshold=_tuned(OutcomeRewardModel(trained, processor, config), train_ex)
+        )
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(OSError):  # the trainer's own folder stays empty (save_strategy "no")
         (out / "trainer").rmdir()
@@ -215,6 +243,8 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         },
         "training": {
             "examples": len(train_ex),
+            "balanced_examples": len(fit_ex),
+            "decision_threshold": config.decision_threshold,
             "steps": trainer.state.global_step,
             "runtime_s": round(time.monotonic() - t0, 1),
             "train_loss": result.training_loss,
@@ -222,16 +252,36 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
             "last_logged_loss": losses[-1] if losses else None,
             "options": {**vars(options), "views": list(options.views)},
         },
-        **evaluate(orm, held_ex, train_ex),
+        **evaluate(orm, held_ex, train_ex, threshold=config.decision_threshold),
     }
     (out / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
+def _tuned(orm, examples: Sequence[Example]) -> float:
+    """The decision threshold tuned on a seeded sample of at most FIT_SAMPLE training examples per view."""
+    from vcoder.orm.model import ORMInput
+    from vcoder.orm.report import tune_threshold
+
+    sample = []
+    for view in sorted({ex.view for ex in examples}):
+        of_view = [ex for ex in examples if ex.view == view]
+        sample += random.Random(0).sample(of_view, min(len(of_view), FIT_SAMPLE))
+    probs = orm.p_yes([ORMInput(ex.text, ex.image) for ex in sample])
+    return tune_threshold(probs, [ex.label for ex in sample])
+
+
 def evaluate(
-    orm, held: Sequence[Example], train: Sequence[Example] = (), *, fit: bool = True, batch_size: int = 8
+    orm,
+    held: Sequence[Example],
+    train: Sequence[Example] = (),
+    *,
+    fit: bool = True,
+    batch_size: int = 8,
+    threshold: float = 0.5,
 ) -> dict[str, Any]:
-    """Per view: the held-out report against the training majority, and (``fit``) the training-set accuracy.
+    """Per view: the held-out report against the training majority, and (``fit``) the training-set accuracy, both
+    answering YES at P(YES) >= ``threshold``.
 
     Without training examples the baseline's class is the held-out set's own majority (an upper bound for it).
 
@@ -251,10 +301,12 @@ def evaluate(
         rate_of = tr or ho
         rate = sum(ex.label for ex in rate_of) / len(rate_of)
         if ho:
-            heldout[view] = binary_report(scores(ho), [ex.label for ex in ho], train_yes_rate=rate)
+            heldout[view] = binary_report(
+                scores(ho), [ex.label for ex in ho], train_yes_rate=rate, threshold=threshold
+            )
         if tr and fit:  # a seeded sample of at most FIT_SAMPLE training examples: underfit or overfit?
             sample = random.Random(0).sample(tr, min(len(tr), FIT_SAMPLE))
-            fits[view] = sum(int(p >= 0.5) == ex.label for p, ex in zip(scores(sample), sample)) / len(sample)
+            fits[view] = sum(int(p >= threshold) == ex.label for p, ex in zip(scores(sample), sample)) / len(sample)
     return {"heldout": heldout, "train_fit": fits}
 
 
@@ -284,5 +336,11 @@ def report_on_log(
     make = dict(
         base_dir=Path(verdicts).parent, threshold=orm.config.label_threshold, image_width=orm.config.image_width
     )
-    result = evaluate(orm, build_examples(chosen, **make), build_examples(rest, **make) if rest else (), fit=False)
+    result = evaluate(
+        orm,
+        build_examples(chosen, **make),
+        build_examples(rest, **make) if rest else (),
+        fit=False,
+        threshold=orm.config.decision_threshold,
+    )
     return {"model": str(model), "verdicts": str(verdicts), "records": len(chosen), "heldout": result["heldout"]}

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from vcoder.names import rename_flags, rename_keys, unknown_names
+from vcoder.names import rename_flags, rename_keys
+from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +51,8 @@ def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception])
         try:
             data = yaml.safe_load(handle)
         except yaml.YAMLError as exc:
-            raise error(f"{what} {path!r} is not valid YAML: {exc}") from exc
+            # yaml's message spans lines (problem, then where); one line for the user
+            raise error(f"{what} {path!r} is not valid YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(data, dict):
         raise error(f"{what} {path!r} must hold a YAML mapping of option: value, got {type(data).__name__}")
     return data
@@ -103,12 +106,20 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
         if recipe != load_yaml_mapping(path, what="config file", see="configs/", error=RecipeError):
             argv[index + 1] = _renamed_copy(recipe)  # TRL reads the file itself: give it the declared names
         del flags[index : index + 2]
-    # unknown flags are refused before any config object is built (those may fail first, for other reasons)
-    _, remaining = parser.parse_known_args(flags)
-    if remaining:
-        unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
-        raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
-    parsed = parser.parse_args_and_config(argv)
+    # argparse's own errors (a value of the wrong type) raise instead of printing the parser's whole usage
+    parser.exit_on_error = False
+    try:
+        # unknown flags are refused before any config object is built (those may fail first, for other reasons)
+        _, remaining = parser.parse_known_args(flags)
+        if remaining:
+            unknown = [item[2:].split("=")[0] for item in remaining if item.startswith("--")]
+            raise RecipeError(_unknown_message(parser, unknown or remaining, "command line"))
+        parsed = parser.parse_args_and_config(argv)
+    except RecipeError:
+        raise
+    except (argparse.ArgumentError, ValueError, TypeError) as exc:
+        # a bad value: the type conversion or a config's __post_init__ says which and what to give instead
+        raise RecipeError(f"{'config file or ' if '--config' in argv else ''}command line: {exc}") from exc
     return tuple(parsed)
 
 
@@ -123,6 +134,23 @@ def _renamed_copy(recipe: dict[str, Any]) -> str:
         yaml.safe_dump(recipe, handle, sort_keys=False)
     atexit.register(lambda: os.path.exists(handle.name) and os.remove(handle.name))
     return handle.name
+
+
+def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:
+    """Run a pipeline's ``cli`` as a program (``python -m vcoder.pipelines.grpo``): a recipe or command line that
+    cannot run is one line on stderr and exit status 2, not a traceback.
+
+    Args:
+        cli: the pipeline's ``cli(argv) -> int``.
+        prog: the program's name in the message.
+        argv: arguments (default ``sys.argv[1:]``).
+    """
+    from vcoder.usage import print_error
+
+    try:
+        return cli(argv)
+    except RecipeError as exc:
+        return print_error(prog, str(exc))
 
 
 def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
@@ -283,7 +311,15 @@ def run_pipeline(build, script_args, training_args, model_args, *, name: str) ->
         check_free_space(training_args, model_args)
     # one line per process: a multi-process launch that started fewer processes than asked shows here
     logger.info("%s: process %d of %d", name, training_args.process_index, training_args.world_size)
-    trainer, holdout = build(script_args, training_args, model_args)
+    try:
+        trainer, holdout = build(script_args, training_args, model_args)
+    except RecipeError:
+        raise
+    except (ValueError, TypeError) as exc:
+        # the set-up's checks (model path, reward names and weights, dataset filters) refuse a recipe value;
+        # one line names it, the traceback stays in the debug log
+        logger.debug("%s set-up failed", name, exc_info=True)
+        raise RecipeError(f"{name} set-up: {exc}") from exc
     summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
     logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)
     return summary

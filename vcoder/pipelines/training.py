@@ -1,6 +1,9 @@
-"""The GRPO pipeline's first path, kept as an alias so ``accelerate launch vcoder/pipelines/training.py ...`` works.
+"""VisionCoder's training entry: ``accelerate launch vcoder/pipelines/training.py --model_id ... --batch_size 4``.
 
-It runs :func:`vcoder.pipelines.grpo.cli` and nothing else; new scripts launch the package instead:
+The seed's command line runs as its README writes it (see :mod:`vcoder.pipelines.seed_flags`): the defaults are the
+VisionCoder recipe ``configs/grpo/visioncoder_qwen3_vl_2b.yaml``, the seed's flag names map onto TRL's (one log line
+says which), and ``--config RECIPE.yaml`` plus any TRL/vcoder flag work as with ``-m vcoder.pipelines.grpo``, so
+existing ``training.py --config ...`` scripts keep working. New scripts launch the package:
 ``accelerate launch -m vcoder.pipelines.grpo --config ...`` (or ``vcoder train grpo --config ...``).
 """
 
@@ -8,7 +11,7 @@ if __name__ == "__main__":
     import logging
     import sys
 
-    from vcoder.pipelines.grpo import cli
+    from vcoder.pipelines.seed_flags import main
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    sys.exit(cli())
+    sys.exit(main(prog="training.py"))

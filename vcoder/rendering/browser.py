@@ -59,9 +59,10 @@ PLAYWRIGHT_DISABLED_FEATURES = (
     "msForceBrowserSignIn",
     "msEdgeUpdateLaunchServicesPreferredVersion",
 )
-# Features we switch off too. Not RenderDocument, although off it saves CPU per navigation (bench/render_candidates.py):
-# with it off, chromium-headless-shell keeps a frame's raster state from a full-page screenshot of a tall page to the
-# next document of the tab, whose text then differs by subpixels (tests/rendering/test_fast_path.py)
+# Features we switch off too. Not RenderDocument, although off it saves CPU per navigation
+# (bench/prototypes/render_candidates.py): with it off, chromium-headless-shell keeps a frame's raster state from a
+# full-page screenshot of a tall page to the next document of the tab, whose text then differs by subpixels
+# (tests/rendering/test_fast_path.py)
 OUR_DISABLED_FEATURES: tuple[str, ...] = ()
 DISABLE_FEATURES = "--disable-features="
 # Debian's chromium-headless-shell: the same Chromium without the full browser's UI layers, about a third less CPU

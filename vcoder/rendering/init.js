@@ -1,6 +1,6 @@
 // Determinism shim, installed as an init script in every document before the page's own scripts run.
 // It exposes window.__vcoder (non-enumerable, frozen) to vcoder's capture script: doc(), sleep(), settle(),
-// pause(), after(), frame().
+// next(), pause(), after(), frame().
 (() => {
   const realSetTimeout = window.setTimeout.bind(window);
   const realClearTimeout = window.clearTimeout.bind(window);
@@ -289,6 +289,14 @@
           if (settled()) confirm();
           else schedule();
         }),
+      // ms until the earliest timer that will still fire (0: one is due now or fast-forwarded), -1 when none will:
+      // with settle(), how a GUI check knows that a page left alone will not change any more
+      next: () => {
+        const t = earliest();
+        if (!t) return -1;
+        if (fastForward(t)) return 0;
+        return LIVE ? Math.max(0, (t.due - clockUs) / 1000) : -1;
+      },
       // no timer or frame runs from the layout read until after the screenshot
       pause: () => {
         paused = true;

@@ -11,13 +11,13 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from vcoder.names import unknown_names
 from vcoder.rendering import defaults
 from vcoder.rendering.assets import AssetStore
 from vcoder.rendering.browser import check_executable
 from vcoder.rendering.loop import HomeLoop
 from vcoder.rendering.renderer import Renderer
 from vcoder.rendering.types import POOL_CLOSED, BrowserUnavailable
+from vcoder.suggest import unknown_names
 
 T = TypeVar("T")
 STATS = ("renders", "failures", "timeouts", "crashes", "page_replacements", "relaunches", "dedup_hits")

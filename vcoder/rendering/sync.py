@@ -46,7 +46,12 @@ class BrowserPool:
             self._loop.close()  # bad options: nothing was started
             raise
         self._thread = threading.Thread(target=self._loop.run_forever, name="vcoder-browser-pool", daemon=True)
+        running = threading.Event()
+        self._loop.call_soon_threadsafe(running.set)
         self._thread.start()
+        # until its loop runs, a render from another loop is refused as a BROWSER failure ("could not judge"): the
+        # window between the thread starting and the loop running is wide on a loaded machine
+        running.wait(30)
         self.closed = False
 
     def _call(self, make: Callable[[], Coroutine], timeout: float | None = None):

@@ -94,6 +94,7 @@ async def score_rendered(
     needs_layout: bool = False,
     name: str = "reward",
     prepare: Callable[[list[Page], RewardSettings], None] | None = None,
+    prepare_page: Callable[[Page, RewardSettings], None] | None = None,
     **kwargs: Any,
 ) -> list[float | None]:
     """Render each completion's HTML once (shared across rewards) and score it against the sample's reference.
@@ -109,6 +110,9 @@ async def score_rendered(
         name: reward name for log messages.
         prepare: optional ``prepare(pages, settings)`` run once, off the loop, over every rendered page and
             reference of the batch before scoring (e.g. one batched CLIP forward instead of one per page).
+        prepare_page: optional ``prepare_page(page, settings)`` run off the loop on each page and reference as soon
+            as it is rendered, when ``prepare`` is given (the per-page part of the batch work, e.g. CLIP's squash,
+            done while other pages still render instead of after the last one).
         **kwargs: TRL's extra arguments (``trainer_state``, ``log_metric``, other columns: ignored).
 
     Returns:
@@ -145,10 +149,19 @@ async def score_rendered(
     async def one(i: int) -> float | None:
         return await judge(i, await fetch(i))
 
+    async def fetch_prepared(i: int):
+        pair = await fetch(i)
+        if prepare_page is not None and isinstance(pair, tuple):
+            try:
+                await asyncio.to_thread(lambda: [prepare_page(p, settings) for p in pair if p is not None])
+            except Exception:  # the batch preparation (or the scoring) will meet the problem again and report it
+                logger.debug("%s: preparing completion %d failed", name, i, exc_info=True)
+        return pair
+
     if prepare is None:  # score each completion as soon as its render is in (overlaps scoring with rendering)
         results = list(await asyncio.gather(*(one(i) for i in range(n))))
     else:
-        pairs = list(await asyncio.gather(*(fetch(i) for i in range(n))))
+        pairs = list(await asyncio.gather(*(fetch_prepared(i) for i in range(n))))
         pages = [p for pair in pairs if isinstance(pair, tuple) for p in pair if p is not None]
         try:
             await asyncio.to_thread(prepare, pages, settings)

@@ -131,14 +131,23 @@ class RewardContext:
             self.completions.items.clear()
 
     async def render(self, html: str, settings: RewardSettings, *, reference: bool = False) -> Page:
-        """The page for ``html``, rendered at most once however many rewards ask for it concurrently."""
+        """The page for ``html``, rendered at most once however many rewards ask for it concurrently.
+
+        A failure of the infrastructure (``FailureKind.BROWSER``: Chromium could not take the screenshot or died
+        twice, which a loaded machine can cause) is never cached: it is the answer of this render, not of the page,
+        so the next reward call that asks renders again instead of inheriting "could not judge" (before, one such
+        render left a completion None for every later call, and a reference None for every completion of its
+        prompt for the life of the process). A failed reference is rendered a second time before its prompt's
+        completions are given up on. References and completions of the same HTML are rendered apart: a completion
+        never takes a reference's render (and its failure semantics), nor the reverse.
+        """
         key = _key(html, settings)
         lru = self.references if reference else self.completions
         page = lru.get(key)
         if page is not None:
             self.counters["cache_hits"] += 1
             return page
-        loop_key = (id(asyncio.get_running_loop()), key)
+        loop_key = (id(asyncio.get_running_loop()), reference, key)
         pending = self._inflight.get(loop_key)
         if pending is not None:
             self.counters["cache_hits"] += 1
@@ -147,8 +156,12 @@ class RewardContext:
         self._inflight[loop_key] = future
         try:
             page = await self._render(html, settings)
+            if reference and not page.ok:
+                logger.info("reference render failed (%s); rendering it again", page.rendered.error)
+                page = await self._render(html, settings)
             page.key, page.source = key, html
-            lru.put(key, page)
+            if page.ok or not page.rendered.infrastructure:
+                lru.put(key, page)
             future.set_result(page)
             return page
         except BaseException as exc:

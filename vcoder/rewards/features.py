@@ -19,6 +19,12 @@ _MIN_REFERENCE_CONTENT = 0.002
 # content is estimated on every 3rd pixel both ways: the same fraction within ~1e-3, 9x less work
 _CONTENT_STRIDE = 3
 BLOCK_COMPONENTS = ("block", "text", "position", "color")
+# hidden text: the share of a page's written text it may hide beyond its reference's before it pays, and how many
+# seen characters' credit each further hidden one cancels
+_HIDDEN_TOLERANCE = 0.05
+_HIDDEN_COST = 3.0
+# a page up to this many times as tall (for its width) as its reference is not penalised for its height
+_MAX_STRETCH = 1.5
 
 
 def content(page: Page) -> float:
@@ -27,12 +33,19 @@ def content(page: Page) -> float:
     return page.feature("content", lambda p: float(content_fraction(p.image[::_CONTENT_STRIDE, ::_CONTENT_STRIDE])))
 
 
+def ink_mask(page: Page):
+    """The page's ink mask, shared by its ink profile and its visible-text checks (block preparation)."""
+    from vcoder.metrics import ink_mask as mask_of
+
+    return page.feature("ink_mask", lambda p: mask_of(p.image))
+
+
 def ink(page: Page, *, backed: bool):
     """The page's ink profile: a completion's backed by its own layout, a reference's as its image shows it."""
     from vcoder.metrics import ink_profile
 
     layout = page.layout if backed else None
-    return page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout))
+    return page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout, mask=ink_mask(p)))
 
 
 def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
@@ -40,35 +53,94 @@ def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
 
     The product of the content coverage (``min(1, content_fraction(page) / content_fraction(ref))``: coloured areas
     and text alike) and the ink evidence (``vcoder.metrics.ink_evidence``: visible text, not a canvas drawing, hidden
-    text or bars). 1 when ``evidence_gate`` is off.
+    text or bars). 1 when ``evidence_gate`` is off. Computed once per pair (ssim, clip, dom and visual all use it).
     """
     if not settings.evidence_gate:
         return 1.0
     from vcoder.metrics import ink_evidence
 
-    ref_content = content(ref)
-    coverage = 1.0 if ref_content < _MIN_REFERENCE_CONTENT else min(1.0, content(page) / ref_content)
-    return coverage * ink_evidence(ink(ref, backed=False), ink(page, backed=True))
+    def compute(p: Page) -> float:
+        ref_content = content(ref)
+        coverage = 1.0 if ref_content < _MIN_REFERENCE_CONTENT else min(1.0, content(p) / ref_content)
+        return coverage * ink_evidence(ink(ref, backed=False), ink(p, backed=True))
+
+    return page.feature(f"gate:{ref.key}", compute)
+
+
+def hidden_text(page: Page) -> float:
+    """The share of the page's written text its render does not show (0 for a reference known by its image)."""
+    from vcoder.metrics import hidden_text_share
+
+    if page.layout is None or not page.source:
+        return 0.0
+    return page.feature("hidden_text", lambda p: hidden_text_share(p.source, p.layout, p.image))
+
+
+def imitation_factor(ref: Page, page: Page) -> float:
+    """1 for an honest page; less for a page that hides text its HTML writes, or is stretched far taller than the
+    reference, in [0, 1]. Every content reward is scaled by it, so neither way up pays (``vcoder.metrics.hidden``).
+
+    Hidden text: with ``h`` the page's hidden share and ``h_ref`` the reference's, each hidden character beyond
+    ``h_ref + 5%`` of the written text cancels the credit of 3 seen ones: ``1 - 3 (h - h_ref - 0.05) / (1 - h)``.
+    Height: ``min(1, 1.5 / height_ratio) ** 2``: a page up to 1.5 times as tall as the reference (for its width)
+    pays nothing, one with its body twice over (measured ratios 1.75-2.15) keeps 0.49-0.73. Both are exactly 1 for an honest page, so its scores do not change.
+    """
+    from vcoder.metrics import height_ratio
+
+    stretch = min(1.0, _MAX_STRETCH / height_ratio(ref.image.shape, page.image.shape)) ** 2
+    h = hidden_text(page)
+    excess = h - hidden_text(ref) - _HIDDEN_TOLERANCE
+    if excess <= 0:
+        return stretch
+    seen = 1.0 - h
+    return stretch * (max(0.0, 1.0 - _HIDDEN_COST * excess / seen) if seen > 0 else 0.0)
 
 
 def ink_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import ink_layout_similarity
 
-    return ink_layout_similarity(ink(ref, backed=False), ink(page, backed=True))
+    value = ink_layout_similarity(ink(ref, backed=False), ink(page, backed=True))
+    return value * imitation_factor(ref, page)
+
+
+def grey(page: Page, width: int):
+    """The page as SSIM compares it at ``width`` (resized, grey): once per page, for every comparison."""
+    from vcoder.metrics import grey_at_width
+
+    return page.feature(f"grey:{width}", lambda p: grey_at_width(p.image, width))
+
+
+def ssim_value(ref: Page, page: Page, settings: RewardSettings) -> float:
+    """``vcoder.metrics.ssim`` of the pair at ``ssim_width``, once per pair, from each page's grey image."""
+    from vcoder.metrics import ssim, ssim_of_greys
+
+    width = settings.ssim_width
+
+    def compute(p: Page) -> float:
+        ref_grey = grey(ref, width)
+        if min(ref_grey.shape) < 7:  # SSIM's window does not fit: ssim() resizes the colour images first
+            return ssim(ref.image, p.image, width=width)
+        return ssim_of_greys(ref_grey, grey(p, width))
+
+    return page.feature(f"ssim:{ref.key}:{width}", compute)
 
 
 def ssim_score(ref: Page, page: Page, settings: RewardSettings) -> float:
-    from vcoder.metrics import ssim
+    return ssim_value(ref, page, settings) * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
-    value = ssim(ref.image, page.image, width=settings.ssim_width)
-    return value * evidence_gate(ref, page, settings)
+
+def dom_tour(page: Page) -> list[str]:
+    """The page's Euler tour (``vcoder.metrics.dom_tokens`` of its HTML), parsed once per page."""
+    from vcoder.metrics import dom_tokens
+
+    return page.feature("dom_tour", lambda p: dom_tokens(p.source))
 
 
 def dom_score(ref: Page, page: Page, settings: RewardSettings) -> float:
-    from vcoder.metrics import dom_similarity
+    from vcoder.metrics import tour_similarity
 
-    value = page.feature(f"dom:{ref.key}", lambda p: dom_similarity(ref.source, p.source))
-    return value * evidence_gate(ref, page, settings)
+    value = page.feature(f"dom:{ref.key}", lambda p: tour_similarity(dom_tour(ref), dom_tour(p)))
+    return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
 
 
 @functools.lru_cache(maxsize=4)
@@ -98,14 +170,30 @@ def clip_embedding(page: Page, settings: RewardSettings):
     return page.feature(_clip_key(settings), compute)
 
 
+def clip_square(page: Page, settings: RewardSettings) -> None:
+    """Squash the page to CLIP's input now, as soon as it is rendered (CPU preprocessing only), so the batched
+    forward of ``prepare_clip`` after the step's last render runs the model alone."""
+    embedder = _embedder(settings)
+    if not embedder.resize_on_device and not page.has_feature(_clip_key(settings)):
+        _square(page, embedder)
+
+
+def _square(page: Page, embedder):
+    from vcoder.metrics import squash_to_square
+
+    return page.feature(f"clip_square:{embedder.image_size}", lambda p: squash_to_square(p.image, embedder.image_size))
+
+
 def prepare_clip(pages: list[Page], settings: RewardSettings) -> None:
     """Embed every page of a batch that has no embedding yet in ONE batched forward (vs one per page)."""
     key = _clip_key(settings)
     todo = list({id(p): p for p in pages if not p.has_feature(key)}.values())
     if not todo:
         return
+    embedder = _embedder(settings)
+    squares = None if embedder.resize_on_device else [_square(p, embedder) for p in todo]
     with _CLIP_LOCK:
-        embeddings = _embedder(settings).embed([p.image for p in todo])
+        embeddings = embedder.embed([p.image for p in todo]) if squares is None else embedder.embed_squares(squares)
     for page, emb in zip(todo, embeddings):
         page.put_feature(key, emb)
 
@@ -118,16 +206,24 @@ def clip_score(ref: Page, page: Page, settings: RewardSettings) -> float:
     from vcoder.metrics import clip_similarity
 
     value = clip_similarity(clip_embedding(ref, settings), clip_embedding(page, settings))
-    return value * evidence_gate(ref, page, settings)
+    return value * evidence_gate(ref, page, settings) * imitation_factor(ref, page)
+
+
+def blocks(page: Page):
+    """The page's Design2Code blocks (visible text only), prepared once per page: a reference's serve all of its
+    completions."""
+    from vcoder.metrics import page_blocks
+
+    return page.feature("d2c_blocks", lambda p: page_blocks(p.layout, p.image, ink=ink_mask(p)))
 
 
 def block_scores(ref: Page, page: Page) -> Any:
     """Block/Text/Position/Colour of a page against its reference in their training form (computed once per pair;
     see ``BlockMatching.training_scores``)."""
-    from vcoder.metrics import match_blocks
+    from vcoder.metrics import match_prepared_blocks
 
     def compute(p: Page):
-        return match_blocks(ref.layout, p.layout, ref_image=ref.image, pred_image=p.image).training_scores()
+        return match_prepared_blocks(blocks(ref), blocks(p)).training_scores()
 
     return page.feature(f"d2c:{ref.key}", compute)
 
@@ -138,7 +234,7 @@ def component(name: str, ref: Page, page: Page, settings: RewardSettings) -> flo
         if ref.layout is None:
             return None
         scores = block_scores(ref, page)
-        return float(getattr(scores, "block_match" if name == "block" else name))
+        return float(getattr(scores, "block_match" if name == "block" else name)) * imitation_factor(ref, page)
     if name == "clip":
         return clip_score(ref, page, settings)
     if name == "ssim":

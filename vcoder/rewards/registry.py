@@ -14,7 +14,6 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from vcoder.names import did_you_mean
 from vcoder.rewards.gui import make_gui_agent_reward
 from vcoder.rewards.judge import make_screenshot_judge_reward
 from vcoder.rewards.markup import make_dom_reward, make_format_reward, make_validity_reward
@@ -28,6 +27,7 @@ from vcoder.rewards.visual import (
     make_text_reward,
     make_visual_reward,
 )
+from vcoder.suggest import did_you_mean
 
 # name -> factory; factories take flat RewardSettings parameters (or their own, for agent rewards)
 REGISTRY: dict[str, Callable[..., Callable]] = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.metrics.extract import FORMAT_STYLES
-from vcoder.names import unknown_names
+from vcoder.suggest import unknown_names
 
 __all__ = ["VISUAL_COMPONENTS", "RewardSettings", "add_reward_flags", "parse_weights", "reward_fields"]
 

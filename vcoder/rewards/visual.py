@@ -54,6 +54,7 @@ async def clip_reward(
         html=html,
         name="clip_reward",
         prepare=features.prepare_clip,
+        prepare_page=features.clip_square,
         **kwargs,
     )
 
@@ -129,6 +130,7 @@ async def visual_reward(
         html=html,
         name="visual_reward",
         prepare=features.prepare_clip if features.uses_clip(settings, "visual") else None,
+        prepare_page=features.clip_square if features.uses_clip(settings, "visual") else None,
         **kwargs,
     )
 

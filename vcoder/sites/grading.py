@@ -43,26 +43,35 @@ logger = logging.getLogger(__name__)
 
 #: seconds a page that did not settle in time gets to answer a trivial evaluate before it is declared hung
 ALIVE_TIMEOUT_S = 5.0
-#: how long the default scripted policy re-checks unmet expectations (its own default, 400 ms, is for inline pages)
+#: the longest the default scripted policy waits for unmet expectations, re-checking on every page change and giving
+#: up early once the page is idle (its own default, 400 ms, is for inline pages)
 SCRIPTED_EXPECT_MS = 5000
+#: the page events that count as network activity while a site settles
+REQUEST_EVENTS = ("request", "requestfinished", "requestfailed")
 #: ``(site as one document, reference HTML) -> score in [0, 1] or None``
 ReferenceScorer = Callable[[str, str], Awaitable[float | None]]
 
-# resolves once the load event has passed and the DOM has not changed for quietMs, counted in short polls so that
-# work queued by the page (React's scheduler, a Babel transform) runs between them (capped at maxMs overall)
+# resolves once the load event has passed, the pool's shim (init.js) has settled (no timer to fast-forward, no fetch
+# or XHR under way) and the DOM has not changed for quietMs, counted in short polls so that work queued by the page
+# (React's scheduler, a Babel transform) runs between them (capped at maxMs overall). Time is real time: the page's
+# own clock and timers are the shim's virtual ones (an Event's timeStamp and __vcoder.sleep are not).
 SETTLE_JS = """async ({quietMs, maxMs}) => {
-  const t0 = performance.now();
+  const v = window.__vcoder;
+  const now = () => new Event('t').timeStamp;
+  const sleep = (ms) => (v ? v.sleep(ms) : new Promise((r) => setTimeout(r, ms)));
+  const t0 = now();
+  const left = () => maxMs - (now() - t0);
   if (document.readyState !== 'complete')
-    await new Promise((r) => { addEventListener('load', r, {once: true}); setTimeout(r, maxMs); });
+    await Promise.race([new Promise((r) => addEventListener('load', r, {once: true})), sleep(maxMs)]);
   let changes = 0;
   const observer = new MutationObserver(() => { changes += 1; });
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  const tick = () => new Promise((r) => setTimeout(r, 50));
-  let seen = -1, quietSince = performance.now();
-  while (performance.now() - t0 < maxMs) {
-    await tick();
-    if (changes !== seen) { seen = changes; quietSince = performance.now(); }
-    else if (performance.now() - quietSince >= quietMs) break;
+  let seen = -1, quietSince = now();
+  while (left() > 0) {
+    if (v) await Promise.race([v.settle(), sleep(Math.max(left(), 0))]);
+    await sleep(50);
+    if (changes !== seen) { seen = changes; quietSince = now(); }
+    else if (now() - quietSince >= quietMs) break;
   }
   observer.disconnect();
 }"""
@@ -127,15 +136,26 @@ async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOpti
 
             timed_out = isinstance(exc.__cause__, (asyncio.TimeoutError, PlaywrightTimeout))
             return Rendered.failure(FailureKind.TIMEOUT if timed_out else FailureKind.NAVIGATION, str(exc))
+        # any request the page makes (an image or script added after the load event, which the shim does not see)
+        # is activity too: the DOM and the network must both be quiet for settle_quiet_ms
+        activity = [time.monotonic()]
+
+        def touched(_request: Any) -> None:
+            activity[0] = time.monotonic()
+
+        for event in REQUEST_EVENTS:
+            page.on(event, touched)
         try:
             t0 = time.monotonic()
-            with contextlib.suppress(Exception):  # a page that polls forever never goes idle: move on at the cap
-                # scripts fetched after the load event (Babel's text/babel src, fetch('data.json')) end before this
-                await page.wait_for_load_state("networkidle", timeout=options.settle_timeout_ms)
-            left_ms = max(options.settle_timeout_ms - (time.monotonic() - t0) * 1000, options.settle_quiet_ms)
-            settle = {"quietMs": options.settle_quiet_ms, "maxMs": left_ms}
             try:
-                await asyncio.wait_for(page.evaluate(SETTLE_JS, settle), left_ms / 1000 + 2.0)
+                while True:
+                    left_ms = max(options.settle_timeout_ms - (time.monotonic() - t0) * 1000, options.settle_quiet_ms)
+                    settle = {"quietMs": options.settle_quiet_ms, "maxMs": left_ms}
+                    await asyncio.wait_for(page.evaluate(SETTLE_JS, settle), left_ms / 1000 + 2.0)
+                    quiet_s = time.monotonic() - activity[0]
+                    spent_ms = (time.monotonic() - t0) * 1000
+                    if quiet_s * 1000 >= options.settle_quiet_ms or spent_ms >= options.settle_timeout_ms:
+                        break  # a page that polls forever never goes quiet: move on at the cap
             except asyncio.TimeoutError:
                 # slow is not hung (a loaded machine, a big Babel transform): only a page that stops answering is
                 try:
@@ -154,6 +174,8 @@ async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOpti
                     await asyncio.wait_for(page.close(run_before_unload=False), 5.0)
             return shot
         finally:
+            for event in REQUEST_EVENTS:
+                page.remove_listener(event, touched)
             await opened.__aexit__(None, None, None)
 
     return await on_pool_loop(pool, live)
@@ -167,8 +189,9 @@ class SiteGrader:
         judge: the screenshot judge (None, or a disabled one: appearance is not judged without a reference scorer).
         gui_agent: the policy for natural-language cases (a ``VLMPolicy``); None leaves those cases out.
         reference_scorer: scores a site against a task's reference page (see ``reference_scorer_from_reward``).
-        scripted: the policy for structured cases (default: a ``ScriptedPolicy`` that re-checks unmet expectations
-            for ``SCRIPTED_EXPECT_MS``: sites fill themselves from fetched data after the load event).
+        scripted: the policy for structured cases (default: a ``ScriptedPolicy`` that waits up to
+            ``SCRIPTED_EXPECT_MS`` for unmet expectations: sites fill themselves from fetched data after the load
+            event; it stops early once the page has nothing left that could change it).
         verdict_log: a verdict log (JSONL) every grading that judged something is appended to (see
             :func:`vcoder.verdicts.writing.grades_record`); None: no log.
         verdict_source: the records' ``source``.

@@ -51,12 +51,33 @@ def test_orm_predictor_gives_shares_of_samples(orm_dir, tiny_vlm_dir):
     import torch
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
+    from vcoder.data.prompts import make_site_conversation
+    from vcoder.pipelines.curriculum.policy import sample_completions
     from vcoder.rendering import BrowserPool
 
     torch.manual_seed(0)
     model = AutoModelForImageTextToText.from_pretrained(tiny_vlm_dir, dtype=torch.float32)
     processor = AutoProcessor.from_pretrained(tiny_vlm_dir)
+    other = {**TASK, "id": "other"}
+    fenced = f"```html\n{PAGE}\n```"
     with BrowserPool(max_pages=2) as pool:
-        predict = OrmPredictor(orm_dir, model, processor, samples=2, max_new_tokens=16, pool=pool)
-        got = predict([TASK, {**TASK, "id": "other"}])
-    assert len(got) == 2 and all(p in (0.0, 0.5, 1.0) for p in got)
+        predict = OrmPredictor(orm_dir, model, processor, samples=3, max_new_tokens=16, pool=pool, threshold=1e-6)
+        # P(YES) is 0.0 for a sample without HTML and in (0, 1) for a rendered page (test above), so at a threshold
+        # of 1e-6 a share counts the samples holding a page: 2 of 3, 1 of 3, 0 of 2; no samples: None
+        samples = [["no html", PAGE, fenced], ["nothing", "still nothing", PAGE], ["a", "b"], []]
+        assert predict.shares([TASK, other, TASK, TASK], samples) == [2 / 3, 1 / 3, 0.0, None]
+        (p_page,) = orm_p_yes(predict.orm, [TASK], [PAGE], pool=pool)
+        predict.threshold = 0.5  # WebRL's: the page counts only if the untrained ORM happens to say YES to it
+        assert predict.shares([TASK], [["no html", PAGE, PAGE]]) == [2 * int(p_page >= 0.5) / 3]
+
+        predict.threshold = 1e-6
+        torch.manual_seed(1)
+        got = predict([TASK, other])
+        torch.manual_seed(1)  # the policy's own samples again, counted one by one
+        rows = [{"prompt": make_site_conversation(t["instruction"])} for t in (TASK, other)]
+        sampled = sample_completions(model, processor, rows, n=3, max_new_tokens=16)
+        counted = [
+            sum(orm_p_yes(predict.orm, [task], [c], pool=pool)[0] > 0.0 for c in completions) / 3
+            for task, completions in zip((TASK, other), sampled)
+        ]
+    assert got == counted

@@ -27,6 +27,7 @@ KEYS = [
     "replay",
     "reference_model",
     "orm",
+    "algorithm",
 ]
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -85,7 +86,8 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
     for k, report in enumerate(reports):
         assert list(report) == KEYS and report["phase"] == k
         assert sorted(report["replay"]) == ["dropped_easy", "dropped_unlikely", "kept"]
-        assert sorted(report["orm"]) == ["accuracy", "auc", "majority_baseline", "n"] and report["orm"]["n"] == 0
+        assert sorted(report["orm"]) == ["accuracy", "auc", "labelled", "majority_baseline", "n", "threshold"]
+        assert report["orm"]["n"] == 0 and report["orm"]["labelled"] == 0
         # one pass over the pool, 2 prompts x 4 generations a step (TRL drops an incomplete last batch)
         assert report["eval"]["tasks_seen"] == report["pool_size"] // 2 * 2
         assert report["eval"]["n_rollouts"] == report["pool_size"] // 2 * 8

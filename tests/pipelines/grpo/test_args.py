@@ -81,6 +81,25 @@ def test_unknown_command_line_flag_is_named(tmp_path):
         parse_recipe(sft.make_parser(), ["--output_dir", str(tmp_path), "--max_stepz", "3"])
 
 
+@pytest.mark.parametrize(
+    "flags, said",
+    [
+        (["--max_steps", "many"], "argument --max_steps/--max-steps: invalid int value: 'many'"),
+        (["--holdout", "1.5"], "holdout=1.5 is a fraction of the pages"),
+        (["--max_stepz", "3"], "(did you mean 'max_steps'?)"),
+    ],
+)
+def test_a_bad_value_or_flag_is_one_line_from_the_module_entry(flags, said, tmp_path, capsys):
+    from vcoder.pipelines import grpo
+    from vcoder.pipelines.recipes import run_cli
+
+    # `accelerate launch -m vcoder.pipelines.grpo ...`: no traceback, no usage block of a thousand lines
+    argv = ["--config", _recipe(tmp_path, "learning_rate: 1.0e-5\n"), "--output_dir", str(tmp_path), *flags]
+    assert run_cli(grpo.cli, "vcoder.pipelines.grpo", argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("vcoder.pipelines.grpo: error: ") and said in err, err
+
+
 def test_missing_recipe_file(tmp_path):
     from vcoder.pipelines import grpo
     from vcoder.pipelines.recipes import RecipeError, parse_recipe

@@ -7,8 +7,10 @@ import glob
 import json
 import math
 import os
+import re
 
 import pytest
+import yaml
 
 from vcoder.pipelines.step_grpo.advantages import judged_step_advantages
 from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments, check_step_config
@@ -135,8 +137,48 @@ def test_cross_checks_with_the_trainer_config():
     with pytest.raises(ValueError, match="raise max_completion_length"):
         check_step_config(StepGRPOScriptArguments(max_turn_tokens=1024), config)
     with pytest.raises(ValueError, match="neither gui_base_url nor judge_base_url"):
-        check_step_config(StepGRPOScriptArguments(dataset="webgen_bench", max_turn_tokens=256), config)
+        check_step_config(
+            StepGRPOScriptArguments(dataset="webgen_bench", allow_test_split=True, max_turn_tokens=256), config
+        )
     check_step_config(StepGRPOScriptArguments(max_turn_tokens=512), config)
+
+
+SEED_FILE = os.path.join(ROOT, "..", "shared", "data", "webgen_rl", "webgen-agent_train_step-grpo.jsonl")
+
+
+def test_training_on_the_benchmark_test_split_is_refused():
+    with pytest.raises(ValueError, match="TEST split; use dataset=webgen_instruct .* or set allow_test_split: true"):
+        StepGRPOScriptArguments(dataset="webgen_bench")
+    message = str(pytest.raises(ValueError, StepGRPOScriptArguments, dataset="webgen_bench").value)
+    assert "\n" not in message  # one line
+    assert StepGRPOScriptArguments(dataset="webgen_bench", allow_test_split=True).allow_test_split
+    with pytest.raises(ValueError, match="needs dataset_source"):
+        StepGRPOScriptArguments(dataset="webgen_instruct")
+
+
+@pytest.mark.skipif(not os.path.isfile(SEED_FILE), reason=f"WebGen-RL's training file is not at {SEED_FILE}")
+def test_webgen_instruct_tasks_get_a_written_test(tmp_path):
+    from trl import GRPOConfig
+
+    from vcoder.pipelines.step_grpo.data import COLUMNS, task_rows
+    from vcoder.sites.gui_tests import WrittenTestGrader
+
+    args = StepGRPOScriptArguments(dataset="webgen_instruct", dataset_source=SEED_FILE, max_samples=4)
+    rows = task_rows(args)
+    assert len(rows) == 4 and all(tuple(r) == COLUMNS and r["test_cases"] == "" for r in rows)
+    assert all(r["id"].startswith("train_") for r in rows)
+    config = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, max_completion_length=512)
+    with pytest.raises(ValueError, match="set gui_base_url and gui_model"):
+        check_step_config(StepGRPOScriptArguments(**{**vars(args), "max_turn_tokens": 256}), config)
+    served = dict(vars(args), gui_base_url="http://127.0.0.1:9", gui_model="vlm", max_turn_tokens=256)
+    check_step_config(StepGRPOScriptArguments(**served), config)
+    grader = StepGRPOScriptArguments(**served).grader(output_dir=str(tmp_path))
+    assert isinstance(grader, WrittenTestGrader) and grader.gui_agent is not None
+    assert grader.writer.cache_dir == tmp_path / "gui_tests" and grader.writer.client.model == "vlm"
+    other = StepGRPOScriptArguments(
+        **{**served, "test_writer_base_url": "http://127.0.0.1:8", "test_writer_model": "llm"}
+    )
+    assert other.grader(output_dir=str(tmp_path)).writer.client.model == "llm"
 
 
 def test_local_jsonl_tasks(tmp_path):
@@ -166,6 +208,23 @@ def test_generated_tasks_sample_and_columns():
     assert {r["id"].split("-")[0] for r in rows} <= {"counter", "todo"}
 
 
+def test_site_kinds_tasks_come_from_one_split():
+    from vcoder.data.site_kinds import kind_tasks
+    from vcoder.pipelines.step_grpo.data import COLUMNS, task_rows
+
+    args = StepGRPOScriptArguments(dataset="site_kinds", site_task_split="heldout", site_task_samples=4)
+    rows = task_rows(args)
+    expected = kind_tasks(4, split="heldout")
+    assert all(tuple(r) == COLUMNS for r in rows)
+    assert [(r["id"], r["instruction"], r["test_cases"]) for r in rows] == [
+        (r["id"], r["instruction"], r["test_cases"]) for r in expected
+    ]
+    kinds = task_rows(StepGRPOScriptArguments(dataset="site_kinds", site_task_samples=2, site_task_kinds=["cart"]))
+    assert [r["id"].split("-")[0] for r in kinds] == ["cart", "cart"]
+    with pytest.raises(ValueError, match="site_task_split='test' is not a split"):
+        StepGRPOScriptArguments(dataset="site_kinds", site_task_split="test")
+
+
 def test_recipes_cover_the_models_and_the_ablations():
     names = {os.path.basename(p) for p in RECIPES}
     assert {"tiny_cpu.yaml", "qwen2_5_coder_7b.yaml", "qwen3_8b.yaml", "qwen2_5_vl_7b.yaml"} <= names
@@ -186,7 +245,13 @@ def test_recipe_parses(path, tmp_path):
     argv = ["--config", path, "--output_dir", str(tmp_path / "out"), "--use_cpu", "true"]
     if "tiny_" in path:
         argv += ["--model_name_or_path", str(model)]
+    else:  # the seed's training requests are not on this machine under the recipe's path: a stand-in file
+        tasks = tmp_path / "webgen-agent_train_step-grpo.jsonl"
+        tasks.write_text(json.dumps({"id": "train_1", "instruction": "A todo site.", "ui_instruct": []}) + "\n")
+        argv += ["--dataset_source", str(tasks)]
     script_args, training_args, model_args = parse_recipe(step_grpo.make_parser(), argv)
+    # over-long trajectories (no end-of-turn token: cut by the budget) leave the loss, as WebGen-RL masks them
+    assert training_args.mask_truncated_completions
     assert isinstance(script_args, StepGRPOScriptArguments)
     assert isinstance(training_args, GRPOConfig) and isinstance(model_args, ModelConfig)
     check_step_config(script_args, training_args)
@@ -198,7 +263,16 @@ def test_recipe_parses(path, tmp_path):
         # a full fine-tune's resumable checkpoint is ~14 bytes a parameter: keep one, and say what the disk needs
         assert training_args.save_total_limit == 1, "a 7-8B full fine-tune keeps one resumable checkpoint"
         with open(path) as handle:
-            assert "# Disk: output_dir needs ~" in handle.read()
+            header = handle.read()
+        assert "# Disk: output_dir needs ~" in header
+        # WebGen-RL's two stages: the policy starts from the agent SFT model, whose recipe the header names
+        sft_recipe = re.search(r"--config (configs/sft/\S+_agent\.yaml)", header).group(1)
+        with open(os.path.join(ROOT, sft_recipe)) as handle:
+            sft = yaml.safe_load(handle)
+        assert model_args.model_name_or_path == sft["output_dir"] and sft["dataset"] == "trajectories"
+        assert sft["assistant_only_loss"] is True
+        # the seed's tasks (no test cases: a writer LLM writes them) and never the benchmark's test split
+        assert script_args.dataset == "webgen_instruct" and not script_args.allow_test_split
     ablation = os.path.basename(path)[len("qwen2_5_coder_7b_") : -len(".yaml")]
     if ablation in ("screenshot_only", "gui_only", "naive", "cumulative"):
         assert script_args.ablation == [ablation]

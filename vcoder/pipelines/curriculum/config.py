@@ -15,10 +15,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.names import did_you_mean, unknown_names
+from vcoder.suggest import did_you_mean, unknown_names
 
 TRAINERS = ("grpo", "step_grpo")
-PREDICTORS = ("kind", "orm")
+ALGORITHMS = ("grpo", "webrl")
+PREDICTORS = ("kind", "orm", "critic")
 #: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
 OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
 
@@ -34,6 +35,16 @@ class CurriculumConfig:
     train_recipe: str = field(metadata={"help": "The training recipe run each phase (configs/... YAML)."})
     model_name_or_path: str = field(metadata={"help": "The phase-0 policy (later phases start from the last one)."})
     trainer: str = field(default="grpo", metadata={"help": f"Which pipeline trains a phase, one of {TRAINERS}."})
+    algorithm: str = field(
+        default="grpo",
+        metadata={
+            "help": f"The update, one of {ALGORITHMS}: TRL's GRPO loss with a KL term, or WebRL's actor-critic "
+            "objective (vcoder.pipelines.curriculum.webrl_trainer; trainer grpo only)."
+        },
+    )
+    critic_learning_rate: float = field(
+        default=1e-3, metadata={"help": "algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3)."}
+    )
     train_overrides: dict[str, Any] = field(
         default_factory=dict, metadata={"help": "Flags for the training recipe (e.g. {max_steps: 4})."}
     )
@@ -88,6 +99,20 @@ class CurriculumConfig:
             raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
         if self.predictor not in PREDICTORS:
             raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
+        if self.algorithm not in ALGORITHMS:
+            raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
+        if self.algorithm == "webrl" and self.trainer != "grpo":
+            raise CurriculumConfigError(
+                f"algorithm=webrl with trainer={self.trainer}: WebRL's objective is implemented for one-shot GRPO "
+                "(one-step trajectories); use trainer: grpo, or algorithm: grpo for Step-GRPO"
+            )
+        if self.predictor == "critic" and self.algorithm != "webrl":
+            raise CurriculumConfigError(
+                f"predictor=critic with algorithm={self.algorithm}: only WebRL trains a critic; set algorithm: webrl "
+                "or predictor: kind"
+            )
+        if not self.critic_learning_rate > 0:
+            raise CurriculumConfigError(f"critic_learning_rate={self.critic_learning_rate!r} must be > 0")
         if not self.beta > 0:
             raise CurriculumConfigError(
                 f"beta={self.beta!r}: the curriculum's update is KL-constrained to the previous phase's policy; "
@@ -126,6 +151,12 @@ class CurriculumConfig:
             raise CurriculumConfigError(
                 "writer_base_url and writer_model go together: give both (an OpenAI-compatible endpoint and its model "
                 "name) or neither (offline generators only)"
+            )
+        if self.trainer == "grpo" and self.uses_writer:
+            raise CurriculumConfigError(
+                f"writer_base_url={self.writer_base_url!r} with trainer=grpo: the task writer writes site tasks "
+                "(instruction + test cases), which one-shot GRPO on screenshots has no page to train on; use "
+                "trainer: step_grpo with a writer, or drop writer_base_url/writer_model (offline generators)"
             )
         if self.predictor == "orm" and not self.orm_model:
             raise CurriculumConfigError("predictor: orm needs orm_model (an ORM folder from `vcoder orm train`)")
@@ -180,6 +211,12 @@ def config_from_mapping(data: dict[str, Any], *, where: str = "curriculum recipe
         raise CurriculumConfigError(f"{where}: train_overrides must be a mapping of flag: value")
     if not isinstance(data.get("writer_extra_body") or {}, dict):
         raise CurriculumConfigError(f"{where}: writer_extra_body must be a mapping of JSON fields")
+    for f in dataclasses.fields(CurriculumConfig):
+        # a number given as text (`--set phases=two`) is named here, not as a TypeError inside __post_init__
+        number = isinstance(f.default, (int, float)) and not isinstance(f.default, bool)
+        value = data.get(f.name)
+        if number and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise CurriculumConfigError(f"{where}: {f.name}={value!r} must be a number (default {f.default!r})")
     return CurriculumConfig(**data)
 
 

@@ -68,6 +68,68 @@ def orm_agreement(
     }
 
 
+def has_evaluator(task: Mapping[str, Any]) -> bool:
+    """True for a generator task (a reference page or scripted test cases grade it); False for a task written by the
+    LLM (kind ``llm``), which only the ORM can judge, as in WebRL."""
+    from vcoder.pipelines.curriculum.tasks import LLM_KIND
+
+    return task.get("kind") != LLM_KIND
+
+
+def orm_label_records(
+    orm_dir: str | None,
+    records: Sequence[Mapping[str, Any]],
+    tasks: Sequence[Mapping[str, Any]],
+    *,
+    threshold: float,
+    orm_threshold: float | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """WebRL's ``--add_reward``: the ORM labels the rollouts of tasks without an evaluator, and is checked on the rest.
+
+    A labelled rollout's ``score`` becomes the ORM's verdict (1.0 when P(YES) >= ``orm_threshold``, else 0.0; the
+    ORM folder's tuned threshold when None, see :class:`vcoder.orm.ORMConfig`), its graded score is kept as
+    ``graded_score`` and ``label`` says ``"orm"``; the phase's summary, replay buffer and failures then follow the
+    ORM's verdicts, as WebRL's do. Rollouts of tasks with an evaluator keep their graded score and give the agreement
+    report (P(YES) against graded success, ``score >= threshold``).
+
+    Returns:
+        ``(records, report)``: the records (labelled where needed; records of tasks not in ``tasks`` dropped) and
+        ``{"accuracy", "auc", "majority_baseline", "n", "labelled", "threshold"}`` (accuracy/AUC/baseline None when no
+        rollout had an evaluator; everything None/0 without an ORM).
+    """
+    by_id = {t["id"]: t for t in tasks}
+    records = [dict(r) for r in records if r["task_id"] in by_id]
+    report = {**EMPTY_REPORT, "labelled": 0, "threshold": None}
+    if not orm_dir or not records:
+        return records, report
+    from vcoder.orm import OutcomeRewardModel, binary_report
+    from vcoder.rendering import BrowserPool
+
+    orm = OutcomeRewardModel.load(orm_dir)
+    cut = orm.config.decision_threshold if orm_threshold is None else orm_threshold
+    with BrowserPool(max_pages=2) as pool:
+        probs = orm_p_yes(orm, [by_id[r["task_id"]] for r in records], [r["completion"] for r in records], pool=pool)
+    graded_p, graded_y = [], []
+    for record, p in zip(records, probs):
+        if has_evaluator(by_id[record["task_id"]]):
+            graded_p.append(p)
+            graded_y.append(int(record["score"] >= threshold))
+        else:
+            record.update(graded_score=record["score"], score=float(p >= cut), label="orm", p_yes=p)
+            report["labelled"] += 1
+    report["threshold"] = cut
+    if graded_y:
+        yes_rate = sum(graded_y) / len(graded_y)
+        agreement = binary_report(graded_p, graded_y, train_yes_rate=yes_rate, threshold=cut)
+        report.update(
+            accuracy=agreement["accuracy"],
+            auc=agreement["auc"],
+            majority_baseline=max(yes_rate, 1 - yes_rate),
+            n=agreement["n"],
+        )
+    return records, report
+
+
 class OrmPredictor:
     """Predicted success of candidate tasks: the share of the policy's sampled sites the ORM calls YES.
 
@@ -77,14 +139,27 @@ class OrmPredictor:
         samples: sites sampled per candidate.
         max_new_tokens: budget of one sampled site.
         pool: a ``BrowserPool``.
+        threshold: a site is a success when its P(YES) >= this (None: the ORM folder's tuned decision threshold,
+            0.5 for an untuned one as in WebRL).
     """
 
-    def __init__(self, orm_dir: str, model, processor, *, samples: int, max_new_tokens: int, pool) -> None:
+    def __init__(
+        self,
+        orm_dir: str,
+        model,
+        processor,
+        *,
+        samples: int,
+        max_new_tokens: int,
+        pool,
+        threshold: float | None = None,
+    ) -> None:
         from vcoder.orm import OutcomeRewardModel
 
         self.orm = OutcomeRewardModel.load(orm_dir)
         self.model, self.processor, self.pool = model, processor, pool
         self.samples, self.max_new_tokens = samples, max_new_tokens
+        self.threshold = self.orm.config.decision_threshold if threshold is None else threshold
 
     def __call__(self, tasks: list[dict[str, Any]]) -> list[float | None]:
         from vcoder.data.prompts import make_site_conversation
@@ -94,8 +169,12 @@ class OrmPredictor:
         sampled = sample_completions(
             self.model, self.processor, rows, n=self.samples, max_new_tokens=self.max_new_tokens
         )
+        return self.shares(tasks, sampled)
+
+    def shares(self, tasks: list[dict[str, Any]], sampled: Sequence[Sequence[str]]) -> list[float | None]:
+        """Per task, the share of its sampled completions the ORM calls YES (None for a task without samples)."""
         out: list[float | None] = []
-        for task, completions in zip(tasks, sampled):
-            probs = orm_p_yes(self.orm, [task] * len(completions), completions, pool=self.pool)
-            out.append(sum(p >= 0.5 for p in probs) / len(probs) if probs else None)
+        for task, completions in zip(tasks, sampled, strict=True):
+            probs = orm_p_yes(self.orm, [task] * len(completions), list(completions), pool=self.pool)
+            out.append(sum(p >= self.threshold for p in probs) / len(probs) if probs else None)
         return out

@@ -29,6 +29,7 @@ REPORT_KEYS = (
     "replay",
     "reference_model",
     "orm",
+    "algorithm",
 )
 
 
@@ -136,7 +137,7 @@ def run_phase(
         predict: a success predictor for candidates (default: by ``config.predictor``).
     """
     from vcoder.pipelines.curriculum.config import parse_train_recipe
-    from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_agreement
+    from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_label_records
     from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder, successes, summarise
     from vcoder.pipelines.curriculum.policy import geometric_mean_probs
     from vcoder.pipelines.curriculum.replay import grow_buffer, replay_filter
@@ -160,7 +161,11 @@ def run_phase(
     else:
         top = step_score_scale(script_args)
         recorder = OutcomeRecorder(scale=lambda r: max(0.0, r) / top)
-    trainer = build_phase_trainer(config.trainer, parsed, rows, recorder, success_reward=config.success_reward)
+    trainer = build_phase_trainer(
+        config.trainer, parsed, rows, recorder, success_reward=config.success_reward, algorithm=config.algorithm
+    )
+    if config.algorithm == "webrl":
+        _set_webrl(trainer, config, script_args, run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None)
     reference = reference_model(trainer, start_model)
     kept, replay = [], {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
     if config.replay_weight > 0:  # weight 0 switches replay off: nothing to score
@@ -176,10 +181,21 @@ def run_phase(
     logger.info("phase %d: %d tasks, replay %s, reference %s", phase, len(pool), replay, reference)
     result = trainer.train()
     save_policy(trainer, str(folder / "model"))
-    write_jsonl(folder / "outcomes.jsonl", recorder.records)
-    summary = summarise(recorder.records, pool, threshold=config.success_threshold)
-    orm = orm_agreement(config.orm_model, recorder.records, pool, threshold=config.success_threshold)
-    if predict is None and config.predictor == "orm":
+    if config.algorithm == "webrl":
+        trainer.critic.save(folder / "critic.pt")  # the next phase's critic continues from it
+    # WebRL's --add_reward: the ORM's verdict is the outcome of rollouts whose task has no evaluator (kind llm)
+    records, orm = orm_label_records(config.orm_model, recorder.records, pool, threshold=config.success_threshold)
+    write_jsonl(folder / "outcomes.jsonl", records)
+    summary = summarise(records, pool, threshold=config.success_threshold)
+    if predict is None and config.predictor == "critic":
+        from vcoder.pipelines.curriculum.webrl_trainer import CriticPredictor
+
+        with BrowserPool(max_pages=2) as browser:
+            predictor = CriticPredictor(
+                trainer, lambda tasks: task_rows(tasks, trainer=config.trainer, script_args=script_args, pool=browser)
+            )
+            grown = grow_pool(config, phase, pool, summary, predict=predictor, writer=writer)
+    elif predict is None and config.predictor == "orm":
         with BrowserPool(max_pages=2) as browser:
             predictor = OrmPredictor(
                 config.orm_model,
@@ -195,7 +211,7 @@ def run_phase(
     next_pool = [*pool, *grown["accepted"]]
     new_buffer = grow_buffer(
         buffer,
-        successes(recorder.records, pool, threshold=config.success_threshold, phase=phase),
+        successes(records, pool, threshold=config.success_threshold, phase=phase),
         max_items=config.replay_max_items,
     )
     write_jsonl(folder / "next_pool.jsonl", next_pool)
@@ -219,6 +235,7 @@ def run_phase(
         "replay": replay,
         "reference_model": reference,
         "orm": orm,
+        "algorithm": config.algorithm,
     }
     details = {
         "fingerprint": config.fingerprint(),
@@ -227,6 +244,7 @@ def run_phase(
         "writer": grown["writer"],
         "accepted_predictions": grown["predicted"],
         "replay_nll": trainer.replay_nll,
+        "webrl": _webrl_details(trainer) if config.algorithm == "webrl" else None,
         "train": {"global_step": trainer.state.global_step, "train_runtime": result.metrics.get("train_runtime")},
         "next_pool_size": len(next_pool),
         "replay_buffer_size": len(new_buffer),
@@ -235,3 +253,24 @@ def run_phase(
     write_json_atomic(folder / "details.json", details)
     write_json_atomic(folder / "report.json", report)  # last: its presence marks the phase complete
     return report
+
+
+def _set_webrl(trainer, config, script_args, previous_critic: Path | None) -> None:
+    """WebRL's settings on the phase's trainer: the success reward's column and threshold, and the critic continued
+    from the previous phase's ``critic.pt`` (a new one in phase 0)."""
+    from vcoder.pipelines.curriculum.webrl_trainer import WebRLCritic
+
+    critic = WebRLCritic.load(previous_critic) if previous_critic is not None and previous_critic.exists() else None
+    trainer.set_webrl(
+        success_index=script_args.reward_funcs.index(config.success_reward),
+        threshold=config.success_threshold,
+        critic=critic,
+        critic_learning_rate=config.critic_learning_rate,
+    )
+
+
+def _webrl_details(trainer) -> dict[str, Any]:
+    """The WebRL figures of the phase's training log: per logged step, the actor loss, beta, critic loss/accuracy."""
+    keys = ("webrl/actor_loss", "webrl/beta", "webrl/log_ratio", "webrl/critic_loss", "webrl/critic_accuracy")
+    steps = [e for e in trainer.state.log_history if "webrl/actor_loss" in e]
+    return {key.split("/", 1)[1]: [e.get(key) for e in steps] for key in keys}

@@ -27,6 +27,12 @@ def _encode(processor, text: str, images: list | None):
     return processor(text=[text], return_tensors="pt", add_special_tokens=False)
 
 
+def prompt_inputs(processor, row: Mapping[str, Any]):
+    """The model inputs of a row's prompt with its generation header (what the policy sees before replying)."""
+    prompt, images = _prompt_text(processor, row)
+    return _encode(processor, prompt, images)
+
+
 def completion_token_logps(model, processor, row: Mapping[str, Any], completion: str, *, grad: bool = False):
     """Log-probabilities (a 1-D tensor) of the completion's tokens given the row's prompt.
 

@@ -10,6 +10,9 @@
   predicted success in WebRL's band [0.05, 0.75]): :mod:`~vcoder.pipelines.curriculum.filters`; the LLM writer:
   :mod:`~vcoder.pipelines.curriculum.writer`; replay: :mod:`~vcoder.pipelines.curriculum.replay`; the KL reference:
   :mod:`~vcoder.pipelines.curriculum.train`; the ORM's part: :mod:`~vcoder.pipelines.curriculum.orm`.
+- The update: ``algorithm: grpo`` (TRL's GRPO loss with the KL term) or ``algorithm: webrl`` (WebRL's actor-critic
+  objective, :mod:`~vcoder.pipelines.curriculum.webrl_trainer`; its critic can be the predictor:
+  ``predictor: critic``).
 - Resumption at phase boundaries: ``DIR/config.json`` records the settings; a complete phase has its
   ``report.json``; rerunning the command skips complete phases, deletes an incomplete one and starts it again from
   the previous phase's saved policy, pool and replay buffer. A folder made by another config is refused with the
@@ -60,6 +63,42 @@ def check_run_folder(config, run_dir: Path) -> int:
     if not saved.exists() and done:
         raise RunFolderError(f"{run_dir} holds phase folders but no config.json; pass a new --out")
     return done
+
+
+def check_start_model(model: str, *, recipe: str | None = None) -> None:
+    """Refuse a phase-0 policy meant to be a local folder that does not exist, naming the command that makes it.
+
+    A name that is not a folder here is taken for a hub model id (left to ``from_pretrained``) unless it starts like
+    a path (``/``, ``.``, ``~``), its first component is a folder here (``outputs/...``), or the recipe's header
+    comments make it (a ``vcoder ... --out NAME`` line).
+
+    Raises:
+        RunFolderError: the folder is missing; the message names it and the command from the recipe's header.
+    """
+    import os
+    import re
+
+    if os.path.isdir(os.path.expanduser(model)):
+        return
+    header, default = [], None
+    if recipe and os.path.isfile(recipe):
+        text = Path(recipe).read_text(encoding="utf-8")
+        header = re.findall(r"^#\s*(vcoder\s.*--out\s+(\S+).*)$", text, flags=re.M)
+        found = re.search(r"^model_name_or_path:\s*(\S+)", text, flags=re.M)
+        default = found.group(1) if found else None
+    command = None
+    for line, out in header:
+        if os.path.normpath(out) == os.path.normpath(model):
+            command = line.strip()
+        elif command is None and default and os.path.normpath(out) == os.path.normpath(default):
+            command = line.strip().replace(out, model)
+    first = model.split("/", 1)[0]
+    if command is None and not (model.startswith(("/", ".", "~")) or ("/" in model and os.path.isdir(first))):
+        return  # a hub id
+    how = f"make it first: {command}" if command else "build or download the phase-0 policy there first"
+    raise RunFolderError(
+        f"model_name_or_path={model!r} is not a folder here ({os.path.abspath(os.path.expanduser(model))}); {how}"
+    )
 
 
 def _writer(config):

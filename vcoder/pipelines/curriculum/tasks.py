@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vcoder.names import unknown_names
+from vcoder.suggest import unknown_names
 
 SCREENSHOT_PREFIX = "screenshot-"
 LLM_KIND = "llm"

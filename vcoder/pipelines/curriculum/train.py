@@ -17,7 +17,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 
-def _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward: str):
+def _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward: str, algorithm: str):
     from trl import GRPOTrainer
 
     from vcoder.data import to_dataset
@@ -28,7 +28,12 @@ def _grpo_trainer(script_args, training_args, model_args, rows, recorder, succes
     funcs = build_reward_funcs(script_args, training_args.reward_weights)
     index = script_args.reward_funcs.index(success_reward)
     funcs[index] = recorder.wrap(funcs[index])
-    cls = type("CurriculumGRPOTrainer", (ReplayLossMixin, GRPOTrainer), {})
+    if algorithm == "webrl":
+        from vcoder.pipelines.curriculum.webrl_trainer import WebRLTrainer
+
+        cls = type("CurriculumWebRLTrainer", (ReplayLossMixin, WebRLTrainer), {})
+    else:
+        cls = type("CurriculumGRPOTrainer", (ReplayLossMixin, GRPOTrainer), {})
     trainer, _ = grpo.build_trainer(
         script_args, training_args, model_args, train_dataset=to_dataset(rows), reward_funcs=funcs, trainer_cls=cls
     )
@@ -57,13 +62,20 @@ def step_score_scale(script_args) -> float:
 
 
 def build_phase_trainer(
-    trainer_kind: str, parsed: tuple, rows: list[dict[str, Any]], recorder, *, success_reward: str
+    trainer_kind: str,
+    parsed: tuple,
+    rows: list[dict[str, Any]],
+    recorder,
+    *,
+    success_reward: str,
+    algorithm: str = "grpo",
 ):
     """The phase's trainer (with :class:`~vcoder.pipelines.curriculum.replay.ReplayLossMixin`), its success reward
-    wrapped by ``recorder``."""
+    wrapped by ``recorder``; ``algorithm="webrl"``: a
+    :class:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`."""
     script_args, training_args, model_args = parsed
     if trainer_kind == "grpo":
-        return _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward)
+        return _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward, algorithm)
     return _step_trainer(script_args, training_args, model_args, rows, recorder)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from vcoder.rewards.settings import RewardSettings, reward_fields
 
-DATASET_KINDS = ("synthetic", "websight", "design2code")
+DATASET_KINDS = ("synthetic", "websight", "design2code", "trajectories")
 WEBSIGHT_VERSIONS = ("v0.1", "v0.2")
 
 # reward names the registry knows; build_rewards is the authority, this list only feeds early config checks
@@ -35,8 +35,9 @@ class VCoderScriptArguments:
         default="synthetic",
         metadata={
             "help": "Training data: 'synthetic' (generated offline), 'websight' (HuggingFaceM4/WebSight), "
-            "'design2code' (SALT-NLP/Design2Code-hf), or a local path (folder of <id>.html [+ <id>.png], a parquet "
-            "file or folder, or a saved dataset) with html/text and optional image columns."
+            "'design2code' (SALT-NLP/Design2Code-hf), 'trajectories' (agent SFT only: multi-turn chat trajectories "
+            "read from dataset_source), or a local path (folder of <id>.html [+ <id>.png], a parquet file or folder, "
+            "or a saved dataset) with html/text and optional image columns."
         },
     )
     dataset_version: str = field(
@@ -48,7 +49,10 @@ class VCoderScriptArguments:
     )
     dataset_source: str | None = field(
         default=None,
-        metadata={"help": "Local copy of a hub dataset (parquet file/folder or saved dataset) to read instead."},
+        metadata={
+            "help": "Local copy of a hub dataset (parquet file/folder or saved dataset) to read instead; for "
+            "dataset=trajectories the trajectory file (JSONL of {messages}) or WebGen-Agent log folder."
+        },
     )
     max_samples: int | None = field(
         default=None,
@@ -114,6 +118,11 @@ class VCoderScriptArguments:
             raise ValueError(
                 f"dataset={self.dataset!r} is neither one of {DATASET_KINDS} nor an existing local path; "
                 "fix the name or point it at a folder/parquet file that exists"
+            )
+        if self.dataset == "trajectories" and not self.dataset_source:
+            raise ValueError(
+                'dataset=trajectories needs dataset_source: a JSONL of {"messages": [...]} trajectories or a '
+                "WebGen-Agent log folder"
             )
         if self.dataset == "websight" and self.dataset_version not in WEBSIGHT_VERSIONS:
             raise ValueError(f"dataset_version={self.dataset_version!r} must be one of {WEBSIGHT_VERSIONS}")

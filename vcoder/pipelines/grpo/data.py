@@ -176,6 +176,8 @@ def build_datasets(script_args, *, progress: bool = False):
     Returns:
         ``(train, holdout)`` as ``datasets.Dataset`` (holdout is None when ``holdout`` is 0).
     """
+    if script_args.dataset == "trajectories":
+        raise ValueError("dataset=trajectories is agent SFT's data (`vcoder train sft`); GRPO trains on pages")
     if script_args.dataset == "synthetic":
         options = dict(
             difficulty=script_args.synthetic_difficulty,

@@ -1,7 +1,9 @@
-"""SFT warm start on TRL: screenshot -> HTML pairs, the assistant turn being the reference page.
+"""SFT warm start on TRL: screenshot -> HTML pairs, the assistant turn being the reference page; or, with
+``dataset: trajectories``, agent SFT on multi-turn trajectories (:mod:`vcoder.pipelines.grpo.agent_sft`).
 
     accelerate launch -m vcoder.pipelines.grpo.sft --config configs/sft/qwen2_5_vl_3b.yaml
     vcoder train sft --config configs/tiny_cpu_sft.yaml --max_steps 50
+    vcoder train sft --config configs/sft/qwen2_5_coder_7b_agent.yaml
 
 Same recipe layout as the GRPO pipeline (``VCoderScriptArguments`` + TRL's ``SFTConfig`` + ``ModelConfig``). The
 target is formatted by ``format_style`` (a fenced code block for ``fenced``), so the format reward of a later GRPO
@@ -45,6 +47,12 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
     from vcoder.pipelines.grpo.data import build_datasets, with_sft_targets
     from vcoder.pipelines.recipes import load_model_and_processor
 
+    if script_args.dataset == "trajectories":
+        from vcoder.pipelines.grpo.agent_sft import build_agent_trainer
+
+        return build_agent_trainer(
+            script_args, training_args, model_args, train_dataset=train_dataset, callbacks=callbacks
+        )
     check_model_path(model_args.model_name_or_path)
     holdout = None
     if train_dataset is None:
@@ -91,4 +99,6 @@ def cli(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    sys.exit(cli())
+    from vcoder.pipelines.recipes import run_cli
+
+    sys.exit(run_cli(cli, "vcoder.pipelines.grpo.sft"))

@@ -116,4 +116,6 @@ def cli(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    sys.exit(cli())
+    from vcoder.pipelines.recipes import run_cli
+
+    sys.exit(run_cli(cli, "vcoder.pipelines.grpo"))

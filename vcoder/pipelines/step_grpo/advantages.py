@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from vcoder.names import did_you_mean
+from vcoder.suggest import did_you_mean
 
 __all__ = ["ADVANTAGE_MODES", "judged_step_advantages", "step_advantages"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from vcoder.names import did_you_mean
+from vcoder.suggest import did_you_mean
 
-TASK_SOURCES = ("site_tasks", "webgen_bench")
+TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 
 
@@ -27,19 +27,38 @@ class StepGRPOScriptArguments:
     dataset: str = field(
         default="site_tasks",
         metadata={
-            "help": "Tasks: 'site_tasks' (interactive pages generated offline, scripted test cases), 'webgen_bench' "
-            "(WebGen-Bench, natural-language cases: needs a GUI agent endpoint), or a local JSONL file of "
-            "{instruction, test_cases[, id, reference]} lines."
+            "help": "Tasks: 'site_tasks' (interactive pages generated offline, scripted test cases), 'site_kinds' "
+            "(21 kinds of sites generated offline: plain-language requests, cases that find elements by role, label "
+            "or text; one split of them, site_task_split), "
+            "'webgen_instruct' (WebGen-RL's training requests, no cases: a writer LLM writes one GUI-agent test per "
+            "task, the GUI agent runs it), 'webgen_bench' (WebGen-Bench's TEST split: refused unless "
+            "allow_test_split), or a local JSONL file of {instruction, test_cases[, id, reference]} lines."
         },
     )
     dataset_source: str | None = field(
         default=None,
-        metadata={"help": "webgen_bench only: its test.jsonl (or folder), or a hub id (default luzimu/WebGen-Bench)."},
+        metadata={
+            "help": "webgen_instruct: the path of WebGen-RL's webgen-agent_train_step-grpo.jsonl (required); "
+            "webgen_bench: its test.jsonl (or folder), or a hub id (default luzimu/WebGen-Bench)."
+        },
     )
-    site_task_samples: int = field(default=64, metadata={"help": "Tasks to generate when dataset=site_tasks."})
+    allow_test_split: bool = field(
+        default=False,
+        metadata={
+            "help": "Allow dataset=webgen_bench, which trains on WebGen-Bench's TEST split (the benchmark's own tasks: "
+            "its scores are then no longer a held-out measure)."
+        },
+    )
+    site_task_samples: int = field(
+        default=64, metadata={"help": "Tasks to generate when dataset=site_tasks or site_kinds."}
+    )
     site_task_kinds: list[str] | None = field(
         default=None,
         metadata={"help": "Page kinds of the generated tasks (counter, todo, form, ...); None cycles through all."},
+    )
+    site_task_split: str = field(
+        default="train",
+        metadata={"help": "dataset=site_kinds: the split the tasks come from (train, validation or heldout)."},
     )
     dataset_seed: int = field(default=0, metadata={"help": "Seed of the generated tasks and of the sample."})
     max_samples: int | None = field(
@@ -90,6 +109,16 @@ class StepGRPOScriptArguments:
         metadata={"help": "OpenAI-compatible VLM endpoint running natural-language test cases (WebGen-Bench's)."},
     )
     gui_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
+    test_writer_base_url: str | None = field(
+        default=None,
+        metadata={
+            "help": "OpenAI-compatible LLM endpoint writing the GUI-agent test of a task without cases "
+            "(webgen_instruct; WebGen-RL used DeepSeek-V3). None: the GUI agent's endpoint."
+        },
+    )
+    test_writer_model: str | None = field(
+        default=None, metadata={"help": "The test writer's model name (None: gui_model)."}
+    )
     endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
     save_episodes: bool = field(
         default=False,
@@ -112,7 +141,24 @@ class StepGRPOScriptArguments:
                 f"dataset={self.dataset!r} is neither one of {TASK_SOURCES} nor an existing JSONL file; fix the name "
                 "or the path"
             )
-        if self.dataset == "site_tasks" and self.site_task_samples < 1:
+        if self.dataset == "webgen_bench" and not self.allow_test_split:
+            raise ValueError(
+                "dataset=webgen_bench trains on WebGen-Bench's TEST split; use dataset=webgen_instruct (WebGen-RL's "
+                "training requests) or set allow_test_split: true"
+            )
+        if self.dataset == "webgen_instruct" and not (self.dataset_source and os.path.isfile(self.dataset_source)):
+            raise ValueError(
+                f"dataset=webgen_instruct needs dataset_source, the path of WebGen-RL's "
+                f"webgen-agent_train_step-grpo.jsonl; got {self.dataset_source!r}"
+            )
+        if self.dataset == "site_kinds":
+            from vcoder.data.site_kinds import SPLITS
+
+            if self.site_task_split not in SPLITS:
+                raise ValueError(
+                    f"site_task_split={self.site_task_split!r} is not a split; choose among {list(SPLITS)}"
+                )
+        if self.dataset in ("site_tasks", "site_kinds") and self.site_task_samples < 1:
             raise ValueError(f"site_task_samples={self.site_task_samples} must be at least 1")
         if self.max_samples is not None and self.max_samples < 1:
             raise ValueError(f"max_samples={self.max_samples} must be positive (or None to keep every task)")
@@ -127,6 +173,7 @@ class StepGRPOScriptArguments:
         for url, model, what in (
             (self.judge_base_url, self.judge_model, "judge"),
             (self.gui_base_url, self.gui_model, "gui"),
+            (self.test_writer_base_url, self.test_writer_model or self.gui_model, "test_writer"),
         ):
             if url and not model:
                 raise ValueError(f"{what}_base_url={url!r} needs {what}_model (the model name the server serves)")
@@ -172,8 +219,9 @@ class StepGRPOScriptArguments:
             reply_timeout_ms=self.reply_timeout_ms,
         )
 
-    def grader(self):
-        """The ``SiteGrader`` these arguments describe, on the process's shared browser pool."""
+    def grader(self, output_dir: str | None = None):
+        """The ``SiteGrader`` these arguments describe, on the process's shared browser pool; for
+        ``webgen_instruct`` a ``WrittenTestGrader`` whose written tests are kept in ``output_dir/gui_tests``."""
         from vcoder.gui.judge import ScreenshotJudge
         from vcoder.gui.vlm_policy import VLMPolicy
         from vcoder.rendering import get_default_pool
@@ -185,6 +233,23 @@ class StepGRPOScriptArguments:
         if self.gui_base_url:
             gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.endpoint_timeout_ms)
         pool = get_default_pool(max_pages=self.render_max_pages)
+        if self.dataset == "webgen_instruct":
+            from vcoder.chat import ChatClient
+            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
+
+            client = ChatClient(
+                self.test_writer_base_url or self.gui_base_url,
+                self.test_writer_model or self.gui_model,
+                timeout_ms=self.endpoint_timeout_ms,
+            )
+            cache = os.path.join(output_dir, "gui_tests") if output_dir else None
+            return WrittenTestGrader(
+                GuiTestWriter(client, cache_dir=cache),
+                pool=pool,
+                judge=judge,
+                gui_agent=gui_agent,
+                verdict_log=self.verdict_log,
+            )
         return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
 
 
@@ -205,6 +270,12 @@ def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> No
         raise ValueError(
             f"num_generations={training_args.num_generations}: Step-GRPO compares the G trajectories of a task; "
             "use at least 2 (WebGen-Agent: 5)"
+        )
+    if script_args.dataset == "webgen_instruct" and not script_args.gui_base_url:
+        raise ValueError(
+            "dataset=webgen_instruct has no test cases: a writer LLM writes one GUI-agent test per task and a VLM GUI "
+            "agent runs it; set gui_base_url and gui_model (and test_writer_base_url / test_writer_model "
+            "for another writer model)"
         )
     if script_args.dataset == "webgen_bench" and not (script_args.gui_base_url or script_args.judge_base_url):
         raise ValueError(

@@ -1,4 +1,6 @@
-"""Step-GRPO's tasks as training rows: generated interactive site tasks, WebGen-Bench, or a local JSONL file.
+"""Step-GRPO's tasks as training rows: generated interactive site tasks, generated site kinds (one split),
+WebGen-Instruct (WebGen-RL's training requests, no cases: a writer LLM adds the test while training), WebGen-Bench,
+or a local JSONL file.
 
 Rows: ``{"prompt", "instruction", "id", "test_cases", "reference"}`` (``test_cases`` a JSON string, ``reference``
 a page's HTML or ""); ``prompt`` is the site agent's first request (TRL needs the column; the episode builds the
@@ -62,14 +64,21 @@ def task_rows(script_args) -> list[dict[str, Any]]:
     Raises:
         ValueError: no tasks, or an invalid one.
     """
-    from vcoder.data import load_webgen_bench, site_tasks
+    from vcoder.data import load_webgen_bench, load_webgen_instruct, site_tasks
     from vcoder.data.interactive import KINDS
+    from vcoder.data.site_kinds import KINDS as SITE_KINDS
+    from vcoder.data.site_kinds import kind_tasks
     from vcoder.data.webgen_bench import HUB_ID
     from vcoder.sites.records import SiteTask
 
     if script_args.dataset == "site_tasks":
         kinds = tuple(script_args.site_task_kinds or KINDS)
         rows = site_tasks(script_args.site_task_samples, script_args.dataset_seed, kinds=kinds)
+    elif script_args.dataset == "site_kinds":
+        split, n, seed = script_args.site_task_split, script_args.site_task_samples, script_args.dataset_seed
+        rows = kind_tasks(n, seed, split=split, kinds=tuple(script_args.site_task_kinds or SITE_KINDS))
+    elif script_args.dataset == "webgen_instruct":
+        rows = load_webgen_instruct(script_args.dataset_source)
     elif script_args.dataset == "webgen_bench":
         rows = load_webgen_bench(script_args.dataset_source or HUB_ID)
     else:

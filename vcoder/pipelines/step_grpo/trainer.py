@@ -138,7 +138,7 @@ class StepGRPOTrainer(GRPOTrainer):
     def grader(self):
         """The site grader (built on first use, so a trainer can be built without a browser)."""
         if self._grader is None:
-            self._grader = self.step_args.grader()
+            self._grader = self.step_args.grader(output_dir=self.args.output_dir)
         return self._grader
 
     def _rollout(self, prompts: list, trainer: Any) -> dict[str, Any]:

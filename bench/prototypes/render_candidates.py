@@ -9,8 +9,9 @@ check: a writer page (cookies, parent-domain cookie, localStorage, sessionStorag
 window.name, pushState, writes from a timer after the capture) followed by a reader page on the same slot, whose
 readings must equal what the reader sees as the first render of a fresh browser.
 
-    python bench/render_candidates.py --n 40 --reps 3 [--only baseline,cdp_screenshot_fast]
-    python bench/render_candidates.py --n 40 --ladder     # raw -> pool, one feature per step
+    python bench/prototypes/render_candidates.py --n 40 --reps 3 [--only baseline,cdp_screenshot_fast]
+    python bench/prototypes/render_candidates.py --n 40 --ladder     # raw -> pool, one feature per step
+    python bench/prototypes/render_candidates.py --small  # the test suite's smoke run (figures not comparable)
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # render_proto, render_cdp
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/render.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # vcoder
 
 from render import PlaywrightSide, bench_pages, inline_variant, measure, pixels_equal, summary  # noqa: E402
 from render_cdp import CdpPool  # noqa: E402
@@ -144,7 +146,7 @@ async def run(args) -> dict:
     for side in sides.values():
         await side.start()
     try:
-        warm = bench_pages(8, offset=10_000)
+        warm = bench_pages(2 if args.small else 8, offset=10_000)
         shots = {
             name: await sides[name].run(warm if kind == "pages" else inline_variant(warm))
             for name, (_, kind) in entries.items()
@@ -186,7 +188,10 @@ def main(argv=None) -> dict:
     parser.add_argument("--only", default="", help=f"comma-separated subset of {','.join(CANDIDATES)}")
     parser.add_argument("--ladder", action="store_true", help="the raw-to-pool ladder instead of the candidates")
     parser.add_argument("--skip-isolation", action="store_true", help="skip the writer/reader isolation check")
+    parser.add_argument("--small", action="store_true", help="smoke run: 2 pages, 1 rep, baseline and cdp_pipe only")
     args = parser.parse_args(argv)
+    if args.small:
+        args.n, args.reps, args.only, args.skip_isolation = 2, 1, args.only or "baseline,cdp_pipe", True
     load0 = os.getloadavg()[0]
     out = asyncio.run(run(args))
     out = {**out, "load1_start": round(load0, 2), "load1_end": round(os.getloadavg()[0], 2)}

@@ -1,6 +1,6 @@
 """The one "did you mean": close names, prefixed tails, nothing for a name far from every choice."""
 
-from vcoder.names import did_you_mean, unknown_names
+from vcoder.suggest import did_you_mean, unknown_names
 
 
 def test_a_typo_gets_the_close_name_and_a_far_name_gets_nothing():

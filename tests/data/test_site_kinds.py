@@ -1,0 +1,133 @@
+"""site_kinds: 21 kinds of site tasks with plain-language requests, person-like cases, reference solutions that pass
+them in a real Chromium through the real grader, broken variants that fail them, and disjoint splits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from vcoder.data.site_kinds import BROKEN, KINDS, SPLITS, kind_task, kind_tasks, make_site, split_of
+from vcoder.gui.policy import parse_cases
+
+# every target a case uses: Playwright's get_by_role / get_by_label / get_by_text selectors, or the whole page
+_PERSON_LIKE = re.compile(r"^(body|internal:(role|label|text)=.*)$")
+
+
+def _targets(cases):
+    for case in cases:
+        for step in case.get("steps", []):
+            if "target" in step:
+                yield step["target"]
+        for exp in case["expect"]:
+            yield exp["target"]
+
+
+def test_at_least_twenty_kinds_with_plain_requests_and_person_like_cases():
+    assert len(KINDS) >= 20
+    for kind in KINDS:
+        for seed in range(4):
+            site = make_site(kind, seed)
+            request = re.sub(r"#[0-9a-f]{6}\b", "", site["instruction"])  # the accent colour
+            assert not re.search(r"\bids?\b|#[a-z]", request), (kind, request)
+            cases = parse_cases(site["test_cases"])
+            assert len(cases) >= 3 and all(c.scriptable for c in cases), kind
+            bad = [t for t in _targets(site["test_cases"]) if not _PERSON_LIKE.match(t.split(" >> ")[0])]
+            assert not bad, (kind, bad)
+            assert site["html"].count("<script>") == 1 and site["js"] in site["html"]
+
+
+def test_broken_variants_change_the_page_and_nothing_else():
+    for kind in KINDS:
+        good = make_site(kind, 2)
+        for broken in BROKEN:
+            bad = make_site(kind, 2, broken=broken)
+            assert bad["html"] != good["html"], (kind, broken)
+            assert (bad["instruction"], bad["test_cases"]) == (good["instruction"], good["test_cases"])
+        assert "<script>" not in make_site(kind, 2, broken="handler_missing")["html"]
+        assert "<!-- " in make_site(kind, 2, broken="broken_markup")["markup"]
+
+
+def test_deterministic_and_seeded():
+    assert make_site("chart", 4) == make_site("chart", 4)
+    assert kind_tasks(5, seed=3, split="validation") == kind_tasks(5, seed=3, split="validation")
+    assert len({make_site("search", s)["instruction"] for s in range(10)}) > 5
+
+
+def test_splits_are_disjoint_and_each_task_is_in_its_split():
+    drawn = {split: kind_tasks(2 * len(KINDS), split=split) for split in SPLITS}
+    seen = {}
+    for split, rows in drawn.items():
+        assert len(rows) == 2 * len(KINDS) and {r["kind"] for r in rows} == set(KINDS)
+        assert len({r["instruction"] for r in rows}) == len(rows)  # no repeats within a split
+        for row in rows:
+            assert row["split"] == split == split_of(row["kind"], row["instruction"])
+            assert seen.setdefault(row["instruction"], split) == split  # never in two splits
+            assert kind_task(row["kind"], row["seed"]) == row
+    train_ids = {r["id"] for r in drawn["train"]}
+    assert not train_ids & {r["id"] for r in drawn["heldout"]}
+
+
+def test_rows_are_step_grpo_task_rows():
+    row = kind_tasks(1, split="train", kinds=("todo",))[0]
+    assert [m["role"] for m in row["prompt"]] == ["system", "user"] and row["instruction"] in row["prompt"][1][
+        "content"
+    ]
+    assert json.loads(row["test_cases"]) == make_site("todo", row["seed"])["test_cases"]
+    assert make_site("todo", row["seed"])["html"] not in json.dumps(row)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="unknown site kind 'carousel'"):
+        make_site("carousel")
+    with pytest.raises(ValueError, match="unknown broken variant"):
+        make_site("tabs", broken="validation_missing")
+    with pytest.raises(ValueError, match="unknown split 'test'"):
+        kind_tasks(1, split="test")
+    with pytest.raises(ValueError, match="unknown site kinds"):
+        kind_tasks(1, kinds=("tabs", "carousel"))
+    with pytest.raises(ValueError, match="kinds is empty"):
+        kind_tasks(1, kinds=())
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        kind_tasks(-1)
+    assert kind_tasks(0) == []
+
+
+async def _grade_all(pool, tmp_path, variants):
+    from vcoder.gui.scripted import ScriptedPolicy
+    from vcoder.sites.grading import SiteGrader
+    from vcoder.sites.records import EpisodeOptions, SiteTask
+
+    # the generated sites answer at once: an unmet expectation need not be re-checked for the grader's 5 s
+    grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=1000))
+    options = EpisodeOptions(width=800, height=600, screenshot_weight=0)
+
+    async def grade(kind, broken):
+        site = make_site(kind, 1, broken=broken)
+        folder = tmp_path / f"{kind}-{broken}"
+        folder.mkdir()
+        (folder / "index.html").write_text(site["html"])
+        return await grader.grade({"index.html": site["html"]}, folder, SiteTask.from_dict(site), options)
+
+    return await asyncio.gather(*(grade(kind, broken) for kind, broken in variants))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_references_pass_and_broken_variants_fail_in_chromium(pool, tmp_path):
+    # one reference per kind and one broken variant per kind (the variants take turns across kinds)
+    variants = [(kind, None) for kind in KINDS] + [(k, BROKEN[i % len(BROKEN)]) for i, k in enumerate(KINDS)]
+    grades = asyncio.run(_grade_all(pool, tmp_path, variants))
+    failed = {
+        f"{kind}/{broken}": [
+            (c.task, c.verdict.value, c.error, c.details) for c in g.cases if c.verdict.value != "YES"
+        ]
+        for (kind, broken), g in zip(variants, grades)
+        if broken is None and g.gui != 1.0
+    }
+    assert not failed, failed
+    passed = [f"{kind}/{broken}" for (kind, broken), g in zip(variants, grades) if broken and g.gui >= 1.0]
+    assert not passed, f"broken variants that pass every case: {passed}"
+    assert all(g.gui is not None and g.error is None for g in grades)

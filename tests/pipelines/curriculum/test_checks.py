@@ -1,0 +1,64 @@
+"""Curriculum recipes refused before any work: a task writer with one-shot GRPO, a phase-0 model not built yet."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.pipelines.runs import ROOT, run_env
+from vcoder.pipelines.curriculum.config import CurriculumConfigError, config_from_mapping
+from vcoder.pipelines.curriculum.run import RunFolderError, check_start_model
+
+BASE = {"train_recipe": "configs/tiny_cpu_grpo.yaml", "model_name_or_path": "outputs/tiny-model"}
+RECIPE = os.path.join(ROOT, "configs", "curriculum", "tiny_cpu.yaml")
+
+
+def test_grpo_with_a_task_writer_is_refused_at_config_time():
+    # the writer's tasks are kind "llm" (instruction + test cases): one-shot GRPO has no screenshot to train on
+    writer = {"writer_base_url": "http://127.0.0.1:1", "writer_model": "m"}
+    with pytest.raises(CurriculumConfigError, match="with trainer=grpo.*use trainer: step_grpo"):
+        config_from_mapping({**BASE, **writer})
+    config_from_mapping({**BASE, **writer, "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.0})
+
+
+def test_missing_local_model_names_the_folder_and_the_command(tmp_path):
+    missing = str(tmp_path / "tiny-model")
+    with pytest.raises(
+        RunFolderError, match="not a folder here .*make it first: vcoder models tiny --out " + re.escape(missing)
+    ):
+        check_start_model(missing, recipe=RECIPE)
+    with pytest.raises(RunFolderError, match="build or download"):
+        check_start_model(missing)  # no recipe header to quote
+    check_start_model("Qwen/Qwen3-8B")  # a hub id: left to from_pretrained
+    check_start_model(str(tmp_path))  # an existing folder
+
+
+def test_cli_says_which_folder_is_missing(tmp_path):
+    cmd = [sys.executable, "-m", "vcoder", "curriculum", "run", "--config", RECIPE, "--out", str(tmp_path / "run")]
+    cmd += ["--set", f"train_recipe={os.path.join(ROOT, 'configs', 'tiny_cpu_grpo.yaml')}"]
+    env = run_env(PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "vcoder curriculum: model_name_or_path='outputs/tiny-model' is not a folder here "
+        f"({tmp_path / 'outputs' / 'tiny-model'}); make it first: vcoder models tiny --out outputs/tiny-model"
+    ]
+
+
+def test_webrl_settings_are_checked():
+    config = config_from_mapping({**BASE, "algorithm": "webrl", "predictor": "critic"})
+    assert config.algorithm == "webrl" and config.critic_learning_rate == 1e-3
+    with pytest.raises(CurriculumConfigError, match="did you mean 'webrl'"):
+        config_from_mapping({**BASE, "algorithm": "webrI"})
+    with pytest.raises(CurriculumConfigError, match="algorithm=webrl with trainer=step_grpo"):
+        config_from_mapping(
+            {**BASE, "algorithm": "webrl", "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.0}
+        )
+    with pytest.raises(CurriculumConfigError, match="only WebRL trains a critic"):
+        config_from_mapping({**BASE, "predictor": "critic"})
+    with pytest.raises(CurriculumConfigError, match="critic_learning_rate"):
+        config_from_mapping({**BASE, "algorithm": "webrl", "critic_learning_rate": 0.0})

@@ -1,0 +1,112 @@
+"""``vcoder data site-tasks`` (the site-kind tasks of a split as JSONL) and ``vcoder data trajectories`` (multi-turn
+agent SFT episodes: scripted attempts, feedback from the real site environment)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_parsers(sub) -> None:
+    """Add both subcommands to ``vcoder data``'s subparsers (nothing heavy is imported: ``--help`` stays instant)."""
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    tasks = sub.add_parser("site-tasks", help="write site-building tasks of one split as JSONL", formatter_class=fmt)
+    _task_args(tasks, split=True)
+    tasks.add_argument("--out", type=Path, required=True, help="JSONL file to write")
+    tasks.set_defaults(func=run_site_tasks)
+
+    traj = sub.add_parser(
+        "trajectories",
+        help="write multi-turn agent trajectories ({'messages': [...]} JSONL) graded by the real site environment",
+        formatter_class=fmt,
+    )
+    traj.add_argument(
+        "--tasks",
+        default="train",
+        help="a split of the generated site tasks (train, validation, heldout) or a JSONL file of site-task rows "
+        "(with 'kind' and 'seed', as `vcoder data site-tasks` writes)",
+    )
+    _task_args(traj, split=False)
+    traj.add_argument("--out", type=Path, required=True, help="JSONL file to write (+ OUT.meta.jsonl beside it)")
+    traj.add_argument("--flawed-share", type=float, default=0.75, help="share of first attempts that are flawed")
+    traj.add_argument("--layouts", default="single,split", help="site layouts to draw from: single, split")
+    traj.add_argument("--concurrency", type=int, default=4, help="episodes graded at once")
+    traj.add_argument("--expect-timeout-ms", type=int, default=5000, help="how long unmet expectations are re-checked")
+    traj.add_argument("--choice-seed", type=int, default=0, help="seed of the per-trajectory choices")
+    traj.add_argument("--width", type=int, default=1280, help="viewport width")
+    traj.add_argument("--height", type=int, default=720, help="viewport height")
+    traj.set_defaults(func=run_trajectories)
+
+
+def _task_args(parser, *, split: bool) -> None:
+    if split:
+        parser.add_argument("--split", default="train", help="which split: train, validation or heldout")
+    parser.add_argument("--n", type=int, default=42, help="number of tasks (cycling through the kinds)")
+    parser.add_argument("--kinds", default=None, help="comma-separated kinds (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="first task seed")
+
+
+def _kinds(args) -> tuple[str, ...]:
+    from vcoder.data.site_kinds import KINDS
+
+    return tuple(k.strip() for k in args.kinds.split(",") if k.strip()) if args.kinds else KINDS
+
+
+def run_site_tasks(args) -> int:
+    from vcoder.data.site_kinds import kind_tasks
+
+    try:
+        rows = kind_tasks(args.n, args.seed, split=args.split, kinds=_kinds(args))
+    except ValueError as exc:
+        print(f"error: {exc}")
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps({k: v for k, v in row.items() if k != "prompt"}) + "\n")
+    print(json.dumps({"out": str(args.out), "n": len(rows), "split": args.split}))
+    return 0
+
+
+def _load_tasks(args) -> list[dict]:
+    from vcoder.data.site_kinds import SPLITS, kind_task, kind_tasks
+
+    if args.tasks in SPLITS:
+        return kind_tasks(args.n, args.seed, split=args.tasks, kinds=_kinds(args))
+    path = Path(args.tasks)
+    if not path.is_file():
+        raise ValueError(f"--tasks {args.tasks!r} is neither a split ({', '.join(SPLITS)}) nor a JSONL file")
+    rows = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if not isinstance(row, dict) or "kind" not in row or not isinstance(row.get("seed"), int):
+            raise ValueError(
+                f"{path}:{i}: a task row needs 'kind' and an integer 'seed' (see `vcoder data site-tasks`)"
+            )
+        rows.append(kind_task(row["kind"], row["seed"]))
+    return rows
+
+
+def run_trajectories(args) -> int:
+    from vcoder.sites.trajectories import TrajectoryOptions, write_trajectories
+
+    try:
+        tasks = _load_tasks(args)
+        options = TrajectoryOptions(
+            flawed_share=args.flawed_share,
+            layouts=tuple(s.strip() for s in args.layouts.split(",") if s.strip()),
+            seed=args.choice_seed,
+            concurrency=args.concurrency,
+            expect_timeout_ms=args.expect_timeout_ms,
+            episode={"width": args.width, "height": args.height},
+        )
+    except (ValueError, json.JSONDecodeError) as exc:
+        print(f"error: {exc}")
+        return 2
+    summary = write_trajectories(args.out, tasks, options=options)
+    summary["dropped"] = [m["id"] for m in summary["dropped"]]
+    print(json.dumps(summary))
+    return 3 if summary["dropped"] else 0

@@ -1,0 +1,90 @@
+"""A tiny, randomly initialised Qwen text model built offline: the LM policies' stand-in (Qwen2.5-Coder, Qwen3).
+
+The site-building agent's policies in WebGen-RL are text models (Qwen2.5-Coder-7B-Instruct, Qwen3-8B). This builds
+their architecture (``Qwen2ForCausalLM`` / ``Qwen3ForCausalLM``) shrunk to the sizes of
+:data:`vcoder.models.tiny.SIZES`, with the same locally trained BPE tokenizer as the tiny VLM and TRL's bundled copy
+of the real model's chat template, so TRL recognises it and swaps in its training variant (with ``{% generation %}``
+markers) for ``assistant_only_loss``.
+
+Example:
+    >>> path = build_tiny_lm("/tmp/tiny-coder")  # doctest: +SKIP
+    >>> AutoModelForCausalLM.from_pretrained(path)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from vcoder.models.tiny import SIZES
+from vcoder.models.tokenizer import default_corpus, train_tokenizer
+
+logger = logging.getLogger(__name__)
+
+#: architecture -> the TRL chat template of the real model it stands in for
+LM_ARCHES = {"qwen2_5": "qwen2_5", "qwen3": "qwen3"}
+
+
+def build_tiny_lm(
+    out_dir: str | Path,
+    *,
+    arch: str = "qwen2_5",
+    size: str = "tiny",
+    corpus: Iterable[str] | None = None,
+    seed: int = 0,
+) -> Path:
+    """Build a randomly initialised Qwen causal LM and its tokenizer offline and save them to ``out_dir``.
+
+    Args:
+        out_dir: destination folder (created; existing model files are overwritten).
+        arch: ``"qwen2_5"`` (Qwen2 classes, Qwen2.5's template) or ``"qwen3"`` (Qwen3 classes and template).
+        size: a key of ``vcoder.models.tiny.SIZES`` (its text-decoder dimensions are used).
+        corpus: documents to train the tokenizer on (default: the tiny VLM's HTML corpus).
+        seed: torch seed for the random weights.
+
+    Returns:
+        ``out_dir`` as a Path; ``AutoModelForCausalLM`` / ``AutoTokenizer.from_pretrained`` load it offline.
+    """
+    if arch not in LM_ARCHES:
+        raise ValueError(f"unknown arch {arch!r}; choose one of {', '.join(LM_ARCHES)}")
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}; choose one of {', '.join(SIZES)}")
+    import torch
+    from transformers import AutoModelForCausalLM, GenerationConfig, Qwen2Config, Qwen3Config
+
+    spec = SIZES[size]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    docs = list(corpus) if corpus is not None else default_corpus()
+    if not docs:
+        raise ValueError("corpus is empty; pass some documents or leave corpus=None for the default")
+    tokenizer = train_tokenizer(docs, vocab_size=spec.vocab)
+    tokenizer.chat_template = (resources.files("trl") / "chat_templates" / f"{LM_ARCHES[arch]}.jinja").read_text()
+    eos, pad = tokenizer.convert_tokens_to_ids("<|im_end|>"), tokenizer.pad_token_id
+    dims = dict(
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden,
+        intermediate_size=spec.intermediate,
+        num_hidden_layers=spec.layers,
+        num_attention_heads=spec.heads,
+        num_key_value_heads=spec.kv_heads,
+        max_position_embeddings=8192,
+        bos_token_id=pad,
+        eos_token_id=eos,
+        pad_token_id=pad,
+        tie_word_embeddings=True,
+    )
+    config = Qwen2Config(**dims) if arch == "qwen2_5" else Qwen3Config(head_dim=spec.hidden // spec.heads, **dims)
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.generation_config = GenerationConfig(eos_token_id=[eos, pad], pad_token_id=pad, bos_token_id=pad)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    n_params = sum(p.numel() for p in model.parameters())
+    info = {"arch": arch, "size": size, "seed": seed, "parameters": n_params, "vocab_size": len(tokenizer)}
+    (out / "vcoder_tiny.json").write_text(json.dumps(info, indent=2) + "\n")
+    logger.info("built %s/%s text LM with %d parameters in %s", arch, size, n_params, out)
+    return out

@@ -1,0 +1,90 @@
+"""Agent SFT (WebGen-RL's first stage): fine-tune the site-building policy on multi-turn trajectories before
+Step-GRPO.
+
+    vcoder train sft --config configs/sft/qwen2_5_coder_7b_agent.yaml      (dataset: trajectories)
+
+Rows are ``{"messages": [...]}`` conversations (:func:`vcoder.data.trajectories.read_trajectories`): system prompt,
+task, the model's turns and the environment's feedback turns. The loss covers the assistant turns only, through
+TRL's own mechanism: ``SFTConfig(assistant_only_loss=True)``, for which ``SFTTrainer`` swaps the model's chat template
+for its training variant with ``{% generation %}`` markers (TRL ships them for Qwen2.5 and Qwen3) and its collator
+sets the labels of every other token to -100. The model is a text LM loaded by TRL from ``model_name_or_path``
+(``model_init_kwargs`` from the recipe's ``dtype`` and ``attn_implementation``); its output folder is what the
+Step-GRPO recipes start from.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+logger = logging.getLogger(__name__)
+
+
+def trajectory_dataset(script_args):
+    """The recipe's trajectories (``dataset_source``) as a ``datasets.Dataset`` with one ``messages`` column.
+
+    ``max_samples`` keeps a deterministic random sample (seed ``dataset_seed``), as for the other datasets.
+    """
+    from datasets import Dataset
+
+    from vcoder.data.trajectories import read_trajectories
+
+    rows = read_trajectories(script_args.dataset_source)
+    if script_args.max_samples is not None and script_args.max_samples < len(rows):
+        keep = sorted(random.Random(script_args.dataset_seed).sample(range(len(rows)), script_args.max_samples))
+        rows = [rows[i] for i in keep]
+    logger.info("agent SFT: %d trajectories from %s", len(rows), script_args.dataset_source)
+    return Dataset.from_list(rows)
+
+
+def build_agent_trainer(script_args, training_args, model_args, *, train_dataset=None, callbacks=None):
+    """Checks, trajectories, and TRL's ``SFTTrainer`` with the loss on assistant turns.
+
+    Args:
+        script_args: ``VCoderScriptArguments`` with ``dataset == "trajectories"``.
+        training_args: ``SFTConfig`` (``assistant_only_loss`` must be true).
+        model_args: ``ModelConfig``.
+        train_dataset: ``{"messages"}`` rows (default: read from ``dataset_source``).
+        callbacks: extra ``TrainerCallback`` objects.
+
+    Returns:
+        ``(trainer, None)``: no holdout (WebGen-Bench measures the agent).
+
+    Raises:
+        ValueError: ``assistant_only_loss`` is off, or packing is on (one line each, with the fix).
+    """
+    from trl import SFTTrainer, get_peft_config, get_quantization_config
+
+    from vcoder.pipelines.grpo.args import check_model_path
+
+    if not training_args.assistant_only_loss:
+        raise ValueError(
+            "dataset=trajectories trains on the model's own turns only: set assistant_only_loss: true (otherwise the "
+            "system prompt, the task and the environment's feedback would be learned as if the model wrote them)"
+        )
+    if training_args.packing:
+        raise ValueError("dataset=trajectories keeps one conversation per sequence: set packing: false")
+    check_model_path(model_args.model_name_or_path)
+    if train_dataset is None:
+        train_dataset = trajectory_dataset(script_args)
+    init = dict(
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+        attn_implementation=model_args.attn_implementation,
+        dtype=model_args.dtype,
+    )
+    init.update(training_args.model_init_kwargs or {})
+    quantization = get_quantization_config(model_args)
+    if quantization is not None:
+        from accelerate import PartialState
+
+        init.update(quantization_config=quantization, device_map={"": PartialState().local_process_index})
+    training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
+    trainer = SFTTrainer(
+        model=model_args.model_name_or_path,
+        args=training_args,
+        train_dataset=train_dataset,
+        peft_config=get_peft_config(model_args),
+        callbacks=callbacks,
+    )
+    return trainer, None
