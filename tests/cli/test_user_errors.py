@@ -42,7 +42,7 @@ CASES = {
     ],
     "score": [
         (
-            ["score", "--ref", "{tmp}/page.html", "--pred", "{tmp}/page.html", "--render_width", "3"],
+            ["score", "--ref", "{tmp}/page.html", "--pred", "{tmp}/page.html", "--render-widht", "3"],
             "'--render-width'",
         ),
         (["score", "--ref", "{tmp}/none.html", "--pred", "{tmp}/page.html"], "does not exist"),
