@@ -120,7 +120,7 @@ def test_a_policy_server_that_times_out_is_an_infrastructure_failure(tmp_path):
             [],
             "task.json: ui_instruct[0] needs a non-empty 'task' string",
         ),
-        (None, ["--judge-url", "http://127.0.0.1:1"], "--judge-url and --judge-model go together"),
+        (None, ["--judge-url", "http://127.0.0.1:1"], "--judge-base-url and --judge-model go together"),
         (None, ["--max-turns", "0"], "must be >= 1"),
         (None, ["--extra-body", "[1]"], "--extra-body must be a JSON object"),
         (None, [], "--base-url: cannot reach the OpenAI-compatible server"),

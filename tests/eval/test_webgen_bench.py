@@ -232,7 +232,7 @@ def test_configuration_errors_exit_2_and_write_nothing(tmp_path):
         assert not (tmp_path / "out").exists() and unreachable.stdout == ""
         for extra, message in [
             (["--max-actions", "16"], "max_actions must be in 1..15"),
-            (["--judge-url", dead], "--judge-url and --judge-model go together"),
+            (["--judge-url", dead], "--judge-base-url and --judge-model go together"),
             (["--ids", "t-ok,nope"], "no task with id 'nope'"),
         ]:
             proc = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=120)

@@ -25,6 +25,7 @@ from vcoder.cli import (
     score,
     train,
 )
+from vcoder.names import respell_flags
 
 # subcommand -> module; every module is imported here, so one that fails to import fails `vcoder` with its error
 COMMANDS = {
@@ -60,8 +61,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every ``--flag`` of the parser and its subcommands."""
+    found = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _option_strings(sub)
+        found.update(o for o in action.option_strings if o.startswith("--"))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    # one spelling per flag: --visual_weights or an old name (--judge-url) is rewritten with a warning on stderr
+    argv = respell_flags(list(sys.argv[1:] if argv is None else argv), _option_strings(parser))
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2) if args.verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)

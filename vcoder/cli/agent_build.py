@@ -10,8 +10,8 @@ from typing import Any
 
 DESCRIPTION = """Build a website over up to --max-turns turns: each turn the model at --base-url writes files
 (<file path="...">...</file>, <delete path="..."/>, <finish/>), the site is rendered in hermetic Chromium and graded
-(appearance by the screenshot judge at --judge-url, test cases by the scripted policy or, for natural-language
-cases, the VLM GUI agent at --gui-url), and the feedback goes back to the model. A malformed turn scores -1 and
+(appearance by the screenshot judge at --judge-base-url, test cases by the scripted policy or, for natural-language
+cases, the VLM GUI agent at --gui-base-url), and the feedback goes back to the model. A malformed turn scores -1 and
 changes nothing. Step reward = 5 x appearance + 5 x test cases (0-10; a component without an endpoint is left out).
 TASK.json is {"instruction", "test_cases": [...], "id"?} or a WebGen-Bench record (with "ui_instruct").
 OUT/step_<k>/ holds the turn's site/, reply.txt, feedback.md, screenshot.png and step.json; OUT/episode.json the
@@ -34,9 +34,9 @@ def add_parser(sub) -> None:
     b.add_argument("--cases", metavar="CASES.json", type=Path, help="test cases (JSON list); replace the task's")
     b.add_argument("--base-url", required=True, help="the site-building model's server, e.g. http://127.0.0.1:8000")
     b.add_argument("--model", required=True, help="model name as that server knows it")
-    b.add_argument("--judge-url", help="screenshot judge's server (appearance; default: not judged)")
+    b.add_argument("--judge-base-url", help="screenshot judge's server (appearance; default: not judged)")
     b.add_argument("--judge-model", help="screenshot judge's model")
-    b.add_argument("--gui-url", help="VLM GUI agent's server for natural-language cases (default: those not run)")
+    b.add_argument("--gui-base-url", help="VLM GUI agent's server for natural-language cases (default: those not run)")
     b.add_argument("--gui-model", help="VLM GUI agent's model")
     b.add_argument("--max-turns", type=int, default=5, help="turns before the episode ends (default 5)")
     b.add_argument("--out", required=True, type=Path, help="the episode folder (must be empty or absent)")
@@ -90,10 +90,10 @@ def read_task(path: Path) -> Any:
 
 
 def _pair(args, role: str) -> tuple[str, str] | None:
-    """``(--ROLE-url, --ROLE-model)`` when both are given, None when neither is."""
-    url, model = getattr(args, f"{role}_url"), getattr(args, f"{role}_model")
+    """``(--ROLE-base-url, --ROLE-model)`` when both are given, None when neither is."""
+    url, model = getattr(args, f"{role}_base_url"), getattr(args, f"{role}_model")
     if bool(url) != bool(model):
-        raise UsageError(f"--{role}-url and --{role}-model go together (got {url!r}, {model!r})")
+        raise UsageError(f"--{role}-base-url and --{role}-model go together (got {url!r}, {model!r})")
     return (url, model) if url else None
 
 
@@ -161,16 +161,16 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     natural = sum(not c.scriptable for c in task.test_cases)
     if natural and gui_at is None:
-        _note(f"{natural} natural-language test case(s) will not be run: give --gui-url and --gui-model (a VLM)")
+        _note(f"{natural} natural-language test case(s) will not be run: give --gui-base-url and --gui-model (a VLM)")
     if judge_at is None:
-        _note("appearance will not be judged: give --judge-url and --judge-model (a VLM)")
+        _note("appearance will not be judged: give --judge-base-url and --judge-model (a VLM)")
     import asyncio
 
-    from vcoder.chat import ChatClient
+    from vcoder.chat import ChatClient, WatchedClient
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.gui.vlm_policy import VLMPolicy
     from vcoder.rendering import BrowserPool
-    from vcoder.sites.audit import AuditedGrader, CountingClient, check_endpoints
+    from vcoder.sites.audit import AuditedGrader, check_endpoints
 
     retries = args.retries
     try:
@@ -178,14 +178,15 @@ def run(args: argparse.Namespace) -> int:
             args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body
         )
         judge = ScreenshotJudge(*judge_at, max_retries=retries, extra_body=body) if judge_at else None
-        agent = VLMPolicy(client=CountingClient(*gui_at, max_retries=retries, extra_body=body)) if gui_at else None
+        agent_client = ChatClient(*gui_at, max_retries=retries, extra_body=body) if gui_at else None
+        agent = VLMPolicy(client=WatchedClient(agent_client)) if agent_client else None
     except ValueError as exc:  # a URL that is not http(s)://
         return _usage(str(exc))
     endpoints = {"--base-url": client}
     if judge is not None:
-        endpoints["--judge-url"] = judge.client
+        endpoints["--judge-base-url"] = judge.client
     if agent is not None:
-        endpoints["--gui-url"] = agent.client
+        endpoints["--gui-base-url"] = agent.client
     # before anything is written or launched: a dead server or a wrong model name is a configuration error
     problem = asyncio.run(check_endpoints(endpoints))
     if problem:

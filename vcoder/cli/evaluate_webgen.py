@@ -32,7 +32,7 @@ def add_parser(bench) -> None:
     w.add_argument("--out", required=True, type=Path, help="output folder (created; a re-run resumes it)")
     w.add_argument("--max-turns", type=int, default=1, help="turns per site: 1 = one-shot (default), N = agent mode")
     w.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    w.add_argument("--judge-url", help="screenshot judge's server (default: --agent-base-url)")
+    w.add_argument("--judge-base-url", help="screenshot judge's server (default: --agent-base-url)")
     w.add_argument("--judge-model", help="screenshot judge's model (default: --agent-model)")
     w.add_argument("--no-judge", action="store_true", help="do not grade appearance (it is then null)")
     w.add_argument("--max-actions", type=int, default=15, help="GUI-agent actions per case (default 15, at most 15)")
@@ -70,15 +70,17 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
         print(f"vcoder eval webgen-bench: error: {message}", file=sys.stderr)
         return 2
 
-    if bool(args.judge_url) != bool(args.judge_model):
-        return usage(f"--judge-url and --judge-model go together (got {args.judge_url!r}, {args.judge_model!r})")
+    if bool(args.judge_base_url) != bool(args.judge_model):
+        return usage(
+            f"--judge-base-url and --judge-model go together (got {args.judge_base_url!r}, {args.judge_model!r})"
+        )
     try:
         config = WebGenConfig(
             base_url=args.base_url,
             model=args.model,
             agent_base_url=args.agent_base_url,
             agent_model=args.agent_model,
-            judge_base_url=args.judge_url,
+            judge_base_url=args.judge_base_url,
             judge_model=args.judge_model,
             judge=not args.no_judge,
             max_turns=args.max_turns,

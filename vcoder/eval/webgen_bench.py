@@ -168,7 +168,7 @@ def _clients(config: WebGenConfig) -> dict[str, Any]:
         ),
     }
     if config.judge_endpoint is not None:
-        clients["--judge-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.agent_timeout_ms, **common)
+        clients["--judge-base-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.agent_timeout_ms, **common)
     return clients
 
 

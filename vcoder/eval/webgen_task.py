@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vcoder.chat import ChatClient, WatchedClient
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, task_row
 from vcoder.gui.judge import ScreenshotJudge
 from vcoder.gui.vlm_policy import VLMPolicy
-from vcoder.sites.audit import AuditedGrader, CountingClient
+from vcoder.sites.audit import AuditedGrader
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.records import EpisodeResult, SiteTask
 
@@ -77,13 +78,15 @@ class TaskRunner:
                 max_retries=config.retries,
                 extra_body=config.extra_body,
             )
-        client = CountingClient(
-            config.agent_base_url,
-            config.agent_model,
-            timeout_ms=config.agent_timeout_ms,
-            max_retries=config.retries,
-            max_concurrency=AGENT_CONCURRENCY,
-            extra_body=config.extra_body,
+        client = WatchedClient(
+            ChatClient(
+                config.agent_base_url,
+                config.agent_model,
+                timeout_ms=config.agent_timeout_ms,
+                max_retries=config.retries,
+                max_concurrency=AGENT_CONCURRENCY,
+                extra_body=config.extra_body,
+            )
         )
         agent = VLMPolicy(client=client, max_tokens=config.agent_max_tokens)
         try:

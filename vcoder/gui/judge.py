@@ -62,6 +62,23 @@ def _digest(data: bytes | None) -> str:
     return hashlib.sha256(data).hexdigest() if data else ""
 
 
+def judge_server(base_url: str | None, model: str | None) -> tuple[str | None, str | None]:
+    """The judge's ``(base_url, model)``: the given ones, else ``$VCODER_JUDGE_BASE_URL`` / ``$VCODER_JUDGE_MODEL``
+    (the one place that fallback is applied); both or neither (None, None: no judge).
+
+    Raises:
+        ValueError: one without the other.
+    """
+    base_url = base_url or os.environ.get("VCODER_JUDGE_BASE_URL") or None
+    model = model or os.environ.get("VCODER_JUDGE_MODEL") or None
+    if bool(base_url) != bool(model):
+        raise ValueError(
+            f"the screenshot judge needs both an endpoint and a model, got base_url={base_url!r}, model={model!r}; "
+            "set both (or VCODER_JUDGE_BASE_URL and VCODER_JUDGE_MODEL), or neither to disable the judge"
+        )
+    return base_url, model
+
+
 class ScreenshotJudge:
     """Grade rendered pages' appearance with a VLM behind an OpenAI-compatible endpoint.
 
@@ -93,13 +110,7 @@ class ScreenshotJudge:
         cache_size: int = 4096,
         extra_body: dict[str, Any] | None = None,
     ):
-        base_url = base_url or os.environ.get("VCODER_JUDGE_BASE_URL") or None
-        model = model or os.environ.get("VCODER_JUDGE_MODEL") or None
-        if bool(base_url) != bool(model):
-            raise ValueError(
-                f"the screenshot judge needs both an endpoint and a model, got base_url={base_url!r}, model={model!r}; "
-                "set both (or VCODER_JUDGE_BASE_URL and VCODER_JUDGE_MODEL), or neither to disable the judge"
-            )
+        base_url, model = judge_server(base_url, model)
         if max_image_side < 64 or max_tokens < 1 or cache_size < 0:
             raise ValueError(
                 f"max_image_side={max_image_side} (>= 64), max_tokens={max_tokens} (>= 1), cache_size={cache_size} (>= 0)"

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from vcoder.names import rename_flags, rename_keys
 from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
@@ -71,6 +72,10 @@ def check_recipe(parser, path: str) -> dict[str, Any]:
         RecipeError: the file is missing, is not a mapping, or has keys no dataclass knows.
     """
     recipe = load_yaml_mapping(path, what="config file", see="configs/", error=RecipeError)
+    try:
+        recipe = rename_keys(recipe, where=f"config file {path!r}", known=known_keys(parser))
+    except ValueError as exc:
+        raise RecipeError(str(exc)) from None
     unknown = [key for key in recipe if key not in known_keys(parser)]
     if unknown:
         raise RecipeError(_unknown_message(parser, unknown, f"config file {path!r}"))
@@ -90,13 +95,16 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
     Raises:
         RecipeError: an unknown key in the recipe or an unknown flag, named with the file or "command line".
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = rename_flags(list(sys.argv[1:] if argv is None else argv), known=known_keys(parser))
     flags = list(argv)
     if "--config" in argv:
         index = argv.index("--config")
         if index + 1 >= len(argv):
             raise RecipeError("--config needs a path to a YAML recipe, e.g. --config configs/tiny_cpu_grpo.yaml")
-        check_recipe(parser, argv[index + 1])
+        path = argv[index + 1]
+        recipe = check_recipe(parser, path)
+        if recipe != load_yaml_mapping(path, what="config file", see="configs/", error=RecipeError):
+            argv[index + 1] = _renamed_copy(recipe)  # TRL reads the file itself: give it the declared names
         del flags[index : index + 2]
     # argparse's own errors (a value of the wrong type) raise instead of printing the parser's whole usage
     parser.exit_on_error = False
@@ -113,6 +121,19 @@ def parse_recipe(parser, argv: Sequence[str] | None = None) -> tuple:
         # a bad value: the type conversion or a config's __post_init__ says which and what to give instead
         raise RecipeError(f"{'config file or ' if '--config' in argv else ''}command line: {exc}") from exc
     return tuple(parsed)
+
+
+def _renamed_copy(recipe: dict[str, Any]) -> str:
+    """A temporary YAML copy of a recipe whose old setting names were renamed (removed at exit)."""
+    import atexit
+    import tempfile
+
+    import yaml
+
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix="vcoder-recipe-", delete=False) as handle:
+        yaml.safe_dump(recipe, handle, sort_keys=False)
+    atexit.register(lambda: os.path.exists(handle.name) and os.remove(handle.name))
+    return handle.name
 
 
 def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:

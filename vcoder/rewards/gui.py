@@ -128,27 +128,6 @@ def _prepare(completion: Any, cases: Any, *, with_vlm: bool) -> tuple[Any, tuple
     return key, (html, parsed)
 
 
-class _WatchedClient:
-    """The shared chat client of the VLM policy, remembering whether the endpoint failed during one page's cases
-    (an endpoint that errors or times out says nothing about the page)."""
-
-    def __init__(self, client) -> None:
-        self.client = client
-        self.failed: BaseException | None = None
-
-    async def chat(self, messages: list[dict[str, Any]], *, temperature: float | None, max_tokens: int | None):
-        from vcoder.chat import ChatError
-
-        try:
-            return await self.client.chat(messages, temperature=temperature, max_tokens=max_tokens)
-        except (ChatError, asyncio.CancelledError, asyncio.TimeoutError) as exc:
-            self.failed = exc
-            raise
-
-    async def aclose(self) -> None:
-        """Nothing: the shared client outlives one page."""
-
-
 @functools.lru_cache(maxsize=4)
 def _chat_client(base_url: str, model: str, timeout_ms: int):
     from vcoder.chat import ChatClient
@@ -159,6 +138,7 @@ def _chat_client(base_url: str, model: str, timeout_ms: int):
 
 async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[float | None, tuple]:
     """The page's mean verdict and its ``(case, result)`` pairs; ``(None, ())`` when it could not be judged."""
+    from vcoder.chat import WatchedClient
     from vcoder.gui.runner import InfrastructureError, arun_cases
     from vcoder.gui.scripted import ScriptedPolicy
     from vcoder.gui.vlm_policy import VLMPolicy
@@ -180,7 +160,9 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     if scripted:
         runs.append(arun_cases(html, scripted, policy=ScriptedPolicy(), **limits))
     if spoken:
-        watched = _WatchedClient(_chat_client(settings.gui_base_url, settings.gui_model, settings.gui_timeout_ms))
+        # a fresh watch over the shared client: this page's endpoint failures, and no other page's
+        shared = _chat_client(settings.gui_base_url, settings.gui_model, settings.gui_timeout_ms)
+        watched = WatchedClient(shared, owned=False)
         policy = VLMPolicy(client=watched, max_tokens=settings.gui_max_tokens, temperature=settings.gui_temperature)
         runs.append(arun_cases(html, spoken, policy=policy, **limits))
     try:
@@ -191,8 +173,8 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     except Exception:
         logger.warning("gui_agent_reward: unexpected failure, returning None", exc_info=True)
         return None, ()
-    if watched is not None and watched.failed is not None:
-        logger.warning("gui_agent_reward: the agent endpoint failed (%r); returning None", watched.failed)
+    if watched is not None and watched.failures:
+        logger.warning("gui_agent_reward: the agent endpoint failed (%s); returning None", watched.failures[-1])
         return None, ()
     groups = [group for group in (scripted, spoken) if group]
     pairs = tuple((c, r) for group, (results, _) in zip(groups, outcomes) for c, r in zip(group, results))

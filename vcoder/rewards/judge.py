@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -99,8 +98,9 @@ def _log_verdict(log: str, page: Page, grade: float, task: tuple[str | None, str
 
 def judge_for(settings: RewardSettings) -> ScreenshotJudge:
     """The judge of these settings (one per process and configuration: its grade cache is shared)."""
-    base_url = settings.judge_base_url or os.environ.get("VCODER_JUDGE_BASE_URL") or None
-    model = settings.judge_model or os.environ.get("VCODER_JUDGE_MODEL") or None
+    from vcoder.gui.judge import judge_server
+
+    base_url, model = judge_server(settings.judge_base_url, settings.judge_model)
     return _judge(
         base_url,
         model,

@@ -194,6 +194,20 @@ class RewardSettings:
     def render_kwargs(self) -> dict[str, Any]:
         return {"width": self.render_width, "height": self.render_height, "timeout_ms": self.render_timeout_ms}
 
+    def render_spec(self):
+        """The ``render_*`` fields as the one ``vcoder.rendering.spec.RenderSpec``."""
+        from vcoder.names import from_flat
+        from vcoder.rendering.spec import RenderSpec
+
+        return from_flat("render", RenderSpec, self)
+
+    def judge_endpoint(self):
+        """The ``judge_*`` fields as the one ``vcoder.chat.Endpoint`` (``$VCODER_JUDGE_*`` not applied here)."""
+        from vcoder.chat.endpoint import Endpoint
+        from vcoder.names import from_flat
+
+        return from_flat("judge", Endpoint, self)
+
 
 def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:
     """``visual_weights`` in any accepted form -> a validated mapping, sorted by component name.

@@ -5,11 +5,11 @@ start or died, a screenshot judge whose server failed after its retries, or a GU
 cut off by the case deadline means nothing could be said about the site: ``vcoder agent build`` exits 3 and the
 WebGen-Bench evaluation retries such a task instead of counting it. :class:`AuditedGrader` is a
 :class:`~vcoder.sites.grading.SiteGrader` that records those failures for every grading it does;
-:class:`CountingClient` is the ``ChatClient`` a GUI agent needs for its failures to be seen.
+a GUI agent's failures are seen when its client is a :class:`~vcoder.chat.WatchedClient`.
 
 Example (inside a coroutine)::
 
-    agent = VLMPolicy(client=CountingClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct"))
+    agent = VLMPolicy(client=WatchedClient(ChatClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct")))
     grader = AuditedGrader(pool=pool, gui_agent=agent)
     grades = await grader.grade(files, site_dir, task, options)
     grader.problems   # () when every instrument did its part
@@ -17,59 +17,28 @@ Example (inside a coroutine)::
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vcoder.chat import ChatClient, ChatError, ChatResponse
+from vcoder.chat import ChatClient, ChatError, WatchedClient
 from vcoder.sites.grading import SiteGrader, SiteGrades
 
 if TYPE_CHECKING:
     from vcoder.sites.records import EpisodeOptions, SiteTask
 
 
-class CountingClient(ChatClient):
-    """A ``ChatClient`` that remembers the requests that failed (a ``ChatError`` after the retries) or were cut off
-    (cancelled, e.g. by a case deadline while the model was still answering).
-
-    Attributes:
-        failures: one short description per failed or cut-off request, oldest first.
-    """
-
-    failures: tuple[str, ...] = ()
-
-    async def chat(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-        **extra: Any,
-    ) -> ChatResponse:
-        """``ChatClient.chat``, recording a failure before it propagates."""
-        try:
-            return await super().chat(messages, temperature=temperature, max_tokens=max_tokens, seed=seed, **extra)
-        except ChatError as exc:
-            self.failures = (*self.failures, f"{type(exc).__name__}: {str(exc)[:300]}")
-            raise
-        except asyncio.CancelledError:
-            self.failures = (*self.failures, f"a request to {self.base_url} was cut off before the model answered")
-            raise
-
-
 def client_failures(policy: Any) -> tuple[str, ...]:
-    """The failures of a policy's ``CountingClient`` (``()`` for a policy without one: nothing is known)."""
+    """The failures of a policy's ``WatchedClient`` (``()`` for a policy without one: nothing is known)."""
     client = getattr(policy, "client", None)
-    return client.failures if isinstance(client, CountingClient) else ()
+    return client.failures if isinstance(client, WatchedClient) else ()
 
 
 class AuditedGrader(SiteGrader):
     """A ``SiteGrader`` that records what its instruments failed to do. Use one per episode (or per task): the
     records of concurrent gradings on one grader would mix.
 
-    Takes ``SiteGrader``'s arguments; give the GUI agent a :class:`CountingClient` for its failures to be seen.
+    Takes ``SiteGrader``'s arguments; give the GUI agent a ``WatchedClient`` for its failures to be seen.
 
     Attributes:
         problems: what went wrong with the browser, the judge or the GUI agent, oldest first (``()``: nothing).

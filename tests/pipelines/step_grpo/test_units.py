@@ -136,7 +136,7 @@ def test_cross_checks_with_the_trainer_config():
     config = GRPOConfig(output_dir="/tmp/unused", use_cpu=True, bf16=False, max_completion_length=512)
     with pytest.raises(ValueError, match="raise max_completion_length"):
         check_step_config(StepGRPOScriptArguments(max_turn_tokens=1024), config)
-    with pytest.raises(ValueError, match="neither gui_agent_base_url nor judge_base_url"):
+    with pytest.raises(ValueError, match="neither gui_base_url nor judge_base_url"):
         check_step_config(
             StepGRPOScriptArguments(dataset="webgen_bench", allow_test_split=True, max_turn_tokens=256), config
         )
@@ -168,9 +168,9 @@ def test_webgen_instruct_tasks_get_a_written_test(tmp_path):
     assert len(rows) == 4 and all(tuple(r) == COLUMNS and r["test_cases"] == "" for r in rows)
     assert all(r["id"].startswith("train_") for r in rows)
     config = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, max_completion_length=512)
-    with pytest.raises(ValueError, match="set gui_agent_base_url and gui_agent_model"):
+    with pytest.raises(ValueError, match="set gui_base_url and gui_model"):
         check_step_config(StepGRPOScriptArguments(**{**vars(args), "max_turn_tokens": 256}), config)
-    served = dict(vars(args), gui_agent_base_url="http://127.0.0.1:9", gui_agent_model="vlm", max_turn_tokens=256)
+    served = dict(vars(args), gui_base_url="http://127.0.0.1:9", gui_model="vlm", max_turn_tokens=256)
     check_step_config(StepGRPOScriptArguments(**served), config)
     grader = StepGRPOScriptArguments(**served).grader(output_dir=str(tmp_path))
     assert isinstance(grader, WrittenTestGrader) and grader.gui_agent is not None
@@ -276,3 +276,20 @@ def test_recipe_parses(path, tmp_path):
     ablation = os.path.basename(path)[len("qwen2_5_coder_7b_") : -len(".yaml")]
     if ablation in ("screenshot_only", "gui_only", "naive", "cumulative"):
         assert script_args.ablation == [ablation]
+
+
+def test_a_recipe_with_the_old_setting_names_still_parses_with_a_warning(tmp_path, caplog):
+    from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.recipes import parse_recipe
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    text = open(os.path.join(ROOT, "configs", "step_grpo", "tiny_cpu.yaml")).read()
+    old = tmp_path / "old.yaml"
+    old.write_text(text.replace("render_width:", "site_width:").replace("render_height:", "site_height:"))
+    argv = ["--config", str(old), "--output_dir", str(tmp_path / "out"), "--use_cpu", "true"]
+    argv += ["--model_name_or_path", str(model), "--case_step_limit", "7"]
+    script_args, _, _ = parse_recipe(step_grpo.make_parser(), argv)
+    assert (script_args.render_width, script_args.render_height, script_args.gui_step_limit) == (640, 400, 7)
+    assert "'site_width' is now called 'render_width'" in caplog.text and "--case_step_limit is now" in caplog.text

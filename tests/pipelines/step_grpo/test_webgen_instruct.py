@@ -30,7 +30,7 @@ def one_batch(model, out, writer_reply):
     with ScriptedServer(writer_reply) as writer, ScriptedServer(YES) as agent:
         argv = ["--config", "configs/step_grpo/tiny_cpu.yaml", "--model_name_or_path", model]
         argv += ["--output_dir", str(out), "--dataset", "webgen_instruct", "--dataset_source", SEED_FILE]
-        argv += ["--max_samples", "1", "--gui_agent_base_url", agent.base_url, "--gui_agent_model", "scripted"]
+        argv += ["--max_samples", "1", "--gui_base_url", agent.base_url, "--gui_model", "scripted"]
         argv += ["--test_writer_base_url", writer.base_url, "--test_writer_model", "scripted"]
         argv += ["--max_turn_tokens", "400", "--max_completion_length", "1024", "--save_episodes", "true"]
         trainer = step_grpo.build_trainer(*parse_recipe(step_grpo.make_parser(), argv))

@@ -80,13 +80,13 @@ class StepGRPOScriptArguments:
         metadata={"help": "Screenshots in the feedback (a VLM policy; sent as user turns), else the visible text."},
     )
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
-    site_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
-    site_height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    load_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page."})
+    render_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
+    render_height: int = field(default=720, metadata={"help": "Viewport height, px."})
+    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page, ms."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
     case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
-    case_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
+    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
+    gui_action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(
         default=1_800_000,
         metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
@@ -104,11 +104,11 @@ class StepGRPOScriptArguments:
         metadata={"help": "OpenAI-compatible VLM endpoint grading screenshots (None: appearance not judged)."},
     )
     judge_model: str | None = field(default=None, metadata={"help": "The judge's model name."})
-    gui_agent_base_url: str | None = field(
+    gui_base_url: str | None = field(
         default=None,
         metadata={"help": "OpenAI-compatible VLM endpoint running natural-language test cases (WebGen-Bench's)."},
     )
-    gui_agent_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
+    gui_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
     test_writer_base_url: str | None = field(
         default=None,
         metadata={
@@ -117,7 +117,7 @@ class StepGRPOScriptArguments:
         },
     )
     test_writer_model: str | None = field(
-        default=None, metadata={"help": "The test writer's model name (None: gui_agent_model)."}
+        default=None, metadata={"help": "The test writer's model name (None: gui_model)."}
     )
     endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
     save_episodes: bool = field(
@@ -172,8 +172,8 @@ class StepGRPOScriptArguments:
             )
         for url, model, what in (
             (self.judge_base_url, self.judge_model, "judge"),
-            (self.gui_agent_base_url, self.gui_agent_model, "gui_agent"),
-            (self.test_writer_base_url, self.test_writer_model or self.gui_agent_model, "test_writer"),
+            (self.gui_base_url, self.gui_model, "gui"),
+            (self.test_writer_base_url, self.test_writer_model or self.gui_model, "test_writer"),
         ):
             if url and not model:
                 raise ValueError(f"{what}_base_url={url!r} needs {what}_model (the model name the server serves)")
@@ -209,13 +209,13 @@ class StepGRPOScriptArguments:
             malformed_reward=self.malformed_reward,
             feedback_images=self.feedback_images,
             feedback_image_side=self.feedback_image_side,
-            width=self.site_width,
-            height=self.site_height,
-            load_timeout_ms=self.load_timeout_ms,
+            width=self.render_width,
+            height=self.render_height,
+            load_timeout_ms=self.render_timeout_ms,
             settle_timeout_ms=self.settle_timeout_ms,
-            case_step_limit=self.case_step_limit,
+            case_step_limit=self.gui_step_limit,
             case_deadline_ms=self.case_deadline_ms,
-            action_timeout_ms=self.action_timeout_ms,
+            action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
         )
 
@@ -230,16 +230,16 @@ class StepGRPOScriptArguments:
         judge = gui_agent = None
         if self.judge_base_url:
             judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
-        if self.gui_agent_base_url:
-            gui_agent = VLMPolicy(self.gui_agent_base_url, self.gui_agent_model, timeout_ms=self.endpoint_timeout_ms)
+        if self.gui_base_url:
+            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.endpoint_timeout_ms)
         pool = get_default_pool(max_pages=self.render_max_pages)
         if self.dataset == "webgen_instruct":
             from vcoder.chat import ChatClient
             from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
 
             client = ChatClient(
-                self.test_writer_base_url or self.gui_agent_base_url,
-                self.test_writer_model or self.gui_agent_model,
+                self.test_writer_base_url or self.gui_base_url,
+                self.test_writer_model or self.gui_model,
                 timeout_ms=self.endpoint_timeout_ms,
             )
             cache = os.path.join(output_dir, "gui_tests") if output_dir else None
@@ -271,15 +271,15 @@ def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> No
             f"num_generations={training_args.num_generations}: Step-GRPO compares the G trajectories of a task; "
             "use at least 2 (WebGen-Agent: 5)"
         )
-    if script_args.dataset == "webgen_instruct" and not script_args.gui_agent_base_url:
+    if script_args.dataset == "webgen_instruct" and not script_args.gui_base_url:
         raise ValueError(
             "dataset=webgen_instruct has no test cases: a writer LLM writes one GUI-agent test per task and a VLM GUI "
-            "agent runs it; set gui_agent_base_url and gui_agent_model (and test_writer_base_url / test_writer_model "
+            "agent runs it; set gui_base_url and gui_model (and test_writer_base_url / test_writer_model "
             "for another writer model)"
         )
-    if script_args.dataset == "webgen_bench" and not (script_args.gui_agent_base_url or script_args.judge_base_url):
+    if script_args.dataset == "webgen_bench" and not (script_args.gui_base_url or script_args.judge_base_url):
         raise ValueError(
             "dataset=webgen_bench has natural-language test cases, which only a VLM GUI agent can run, and no "
-            "reference pages: with neither gui_agent_base_url nor judge_base_url no step can be judged; set them "
-            "(with gui_agent_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
+            "reference pages: with neither gui_base_url nor judge_base_url no step can be judged; set them "
+            "(with gui_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
         )
