@@ -1,9 +1,11 @@
-"""Where the full reward set's time goes: each stage of scoring one completion, in ms per completion.
+"""Where the full reward set's time goes: each stage of scoring one completion, in CPU ms per completion.
 
 Used by ``bench/rewards.py`` (the ``profile`` key of its JSON). The stages are run the way the rewards run them
 (``vcoder.rewards.features`` on ``Page`` objects: each page's shared work once, a reference's once for all of its
 completions), one after the other on already rendered pages, one thread, no overlap with rendering, each stage
-after the ones it uses so that its figure is its own cost. A reference's stages are divided among its completions.
+after the ones it uses so that its figure is its own cost, measured in CPU time of the process (the helper threads
+of OpenCV and torch included; steadier than wall time on a shared machine). A reference's stages are divided among
+its completions.
 The sum is the CPU time scoring adds to a completion's render; the bench's ``full_set`` time shows what the
 overlapped rewards really add to the wall time.
 """
@@ -39,9 +41,9 @@ class _Clock:
         self.ms: dict[str, float] = defaultdict(float)
 
     def __call__(self, name: str, fn, *args, share: float = 1.0, **kwargs):
-        start = time.perf_counter()
+        start = time.process_time()
         value = fn(*args, **kwargs)
-        self.ms[name] += (time.perf_counter() - start) * 1000.0 * share
+        self.ms[name] += (time.process_time() - start) * 1000.0 * share
         return value
 
 

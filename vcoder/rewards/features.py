@@ -1,6 +1,6 @@
 """Metric glue for the rewards: each derived feature is computed once per page (or page pair) and memoised.
 
-Everything here runs off the event loop (``asyncio.to_thread``) so renders keep overlapping with scoring. How the
+Everything here runs off the event loop (``vcoder.rewards.common.off_loop``) so renders keep overlapping with scoring. How the
 training forms differ from the official Design2Code definitions is documented once, in
 ``vcoder.metrics.design2code``; the evidence gate and the ink layout in ``vcoder.metrics.ink``.
 """

@@ -11,12 +11,11 @@ the same tags with the text hidden, shrunk or missing do not score as the real p
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
 from vcoder.rewards import features
-from vcoder.rewards.common import column, completion_text, reward_factory, score_rendered
+from vcoder.rewards.common import column, completion_text, off_loop, reward_factory, score_rendered
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -86,7 +85,7 @@ async def dom_reward(
             return None
 
     # parsing large pages is CPU work: keep it off the event loop where renders are being awaited
-    return await asyncio.to_thread(lambda: [score(i, c) for i, c in enumerate(completions)])
+    return await off_loop(lambda: [score(i, c) for i, c in enumerate(completions)])
 
 
 make_format_reward = reward_factory(format_reward)
