@@ -1,10 +1,13 @@
-"""Where the full reward set's time goes: each stage of scoring one completion, timed alone, in ms per completion.
+"""Where the full reward set's time goes: each stage of scoring one completion, in CPU ms per completion.
 
-Used by ``bench/rewards.py`` (the ``profile`` key of its JSON). The stages are the pure functions the rewards call,
-run one after the other on already rendered pages (one thread, no overlap, nothing memoised between stages), so
-each figure is the CPU cost of that stage for one completion; a reference's stages are divided by its G
-completions, as the reward context pays them once per reference. The sum is what scoring costs a completion on one
-core when nothing is shared; the bench's ``full_set`` time shows what the overlapped, memoised rewards really pay.
+Used by ``bench/rewards.py`` (the ``profile`` key of its JSON). The stages are run the way the rewards run them
+(``vcoder.rewards.features`` on ``Page`` objects: each page's shared work once, a reference's once for all of its
+completions), one after the other on already rendered pages, one thread, no overlap with rendering, each stage
+after the ones it uses so that its figure is its own cost, measured in CPU time of the process (the helper threads
+of OpenCV and torch included; steadier than wall time on a shared machine). A reference's stages are divided among
+its completions.
+The sum is the CPU time scoring adds to a completion's render; the bench's ``full_set`` time shows what the
+overlapped rewards really add to the wall time.
 """
 
 from __future__ import annotations
@@ -13,109 +16,89 @@ import time
 from collections import defaultdict
 
 STAGES = {
-    "decode_png": "the screenshot PNG decoded to an RGB array (rendered.image)",
+    "decode_png": "the screenshot PNG decoded to an RGB array (once per page)",
     "extract_html": "the HTML found in the completion (fences, think blocks)",
     "format": "format_score on the completion text",
     "validity": "validity_score: the HTML5-aware parse of the completion",
-    "dom_parse": "the completion's and the reference's HTML parsed into Euler tours (dom_tokens)",
-    "dom_lcs": "the bit-parallel LCS of the two tours",
-    "content": "content_fraction of the screenshot (the evidence gate's coverage)",
-    "ink": "ink_profile: the ink mask, the backing of the page's own layout, the tile counts",
-    "ink_evidence": "ink_evidence and ink_layout_similarity of the two profiles",
-    "ssim": "ssim at the configured width: resize, grey, structural_similarity",
-    "layout_parsing": "prepare_blocks without the screenshot: text normalised, glyph sizes, boxes merged",
-    "visibility_contrast": "what the screenshot adds to prepare_blocks: the visible-ink box and the text colour",
-    "block_matching": "match_blocks after block preparation: similarities, merge search, assignment, colours",
-    "clip_preprocess": "the page squashed and normalised to CLIP's input",
-    "clip_forward": "the tiny CLIP model's forward pass (batched over the whole batch, divided per page)",
+    "dom_parse": "the page's HTML parsed into its Euler tour (once per page)",
+    "dom_lcs": "the bit-parallel LCS of the reference's and the page's tours",
+    "content": "content_fraction of the screenshot (the evidence gate's coverage; once per page)",
+    "ink_mask": "the screenshot's ink mask (once per page: the ink profile and the visibility checks share it)",
+    "ink": "ink_profile from the mask: the backing of the page's own layout, the tile counts",
+    "ink_evidence": "the evidence gate and ink_layout_similarity of the two profiles (once per pair)",
+    "ssim_grey": "the screenshot resized to the SSIM width and made grey (once per page)",
+    "ssim": "SSIM of the two grey images (once per pair; ssim and visual share it)",
+    "layout_parsing": "the layout's text blocks normalised, sized and merged (prepare_blocks without the screenshot)",
+    "visibility_contrast": "what the screenshot adds to the blocks: the visible-ink box and the text colour",
+    "block_matching": "match_prepared_blocks: similarities, merge search, assignment, colours; training scores",
+    "clip_preprocess": "the page squashed to CLIP's input (as soon as it is rendered)",
+    "clip_forward": "the tiny CLIP model's forward, batched over the batch's pages, per completion",
 }
 
 
-def _timed(out: dict[str, float], name: str, fn, *args, **kwargs):
-    start = time.perf_counter()
-    value = fn(*args, **kwargs)
-    out[name] += (time.perf_counter() - start) * 1000.0
-    return value
+class _Clock:
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = defaultdict(float)
+
+    def __call__(self, name: str, fn, *args, share: float = 1.0, **kwargs):
+        start = time.process_time()
+        value = fn(*args, **kwargs)
+        self.ms[name] += (time.process_time() - start) * 1000.0 * share
+        return value
 
 
-def profile_batch(refs: list, completions: list[str], renders: dict, settings, embedder) -> dict:
+def profile_batch(refs: list, completions: list[str], renders: dict, settings) -> dict:
     """Per-completion stage costs (ms) of a batch whose pages are rendered already.
 
     Args:
         refs: the reference HTML of each completion.
         completions: the completion texts.
         renders: ``Rendered`` results keyed by HTML (every reference and every extracted completion).
-        settings: the rewards' ``RewardSettings`` (the SSIM width, the format style).
-        embedder: the CLIP embedder the rewards use.
+        settings: the rewards' ``RewardSettings`` (the SSIM width, the format style, CLIP).
 
     Returns:
         ``{"ms_per_completion": {stage: ms}, "total_ms": ..., "stages": {stage: what it times}}``.
     """
-    from vcoder.images import decode_png
-    from vcoder.metrics import (
-        content_fraction,
-        extract_html,
-        format_score,
-        ink_evidence,
-        ink_layout_similarity,
-        ink_profile,
-        lcs_length,
-        match_blocks,
-        ssim,
-        validity_score,
-    )
+    from vcoder.metrics import extract_html, format_score, tour_similarity, validity_score
     from vcoder.metrics._blocks import prepare_blocks
-    from vcoder.metrics.dom import dom_tokens
+    from vcoder.rewards import features as f
+    from vcoder.rewards.context import Page
 
-    t: dict[str, float] = defaultdict(float)
-    n = len(completions)
-    ref_data = {}
+    clock = _Clock()
+    width = settings.ssim_width
+
+    def page_stages(page: Page, share: float, *, backed: bool) -> None:
+        clock("decode_png", lambda: page.image, share=share)
+        clock("dom_parse", f.dom_tour, page, share=share)
+        clock("content", f.content, page, share=share)
+        clock("ink_mask", f.ink_mask, page, share=share)
+        clock("ink", f.ink, page, backed=backed, share=share)
+        clock("ssim_grey", f.grey, page, width, share=share)
+        clock("layout_parsing", prepare_blocks, page.layout, None, share=share)
+        clock("visibility_contrast", f.blocks, page, share=share)
+        clock("clip_preprocess", f.clip_square, page, settings, share=share)
+
+    ref_pages = {}
     for ref in sorted(set(refs)):
-        share: dict[str, float] = defaultdict(float)
-        rendered = renders[ref]
-        image = _timed(share, "decode_png", decode_png, rendered.png)
-        tokens = _timed(share, "dom_parse", dom_tokens, ref)
-        _timed(share, "content", content_fraction, image[::3, ::3])
-        profile = _timed(share, "ink", ink_profile, image, None)
-        _timed(share, "layout_parsing", prepare_blocks, rendered.layout, None)
-        _timed(share, "visibility_contrast", prepare_blocks, rendered.layout, image)
-        _timed(share, "clip_preprocess", embedder.preprocess, [image])
-        group = refs.count(ref)
-        for name, ms in share.items():
-            t[name] += ms / group
-        ref_data[ref] = (rendered, image, profile, tokens, share["visibility_contrast"])
-    images, page_preprocess_ms = [], 0.0
+        ref_pages[ref] = page = Page(rendered=renders[ref], key=f"ref:{ref}", source=ref)
+        page_stages(page, 1.0 / refs.count(ref), backed=False)
+    pages = []
     for ref, text in zip(refs, completions):
-        rendered_ref, ref_image, ref_profile, ref_tokens, ref_prepare_ms = ref_data[ref]
-        _timed(t, "format", format_score, text, style=settings.format_style)
-        html = _timed(t, "extract_html", extract_html, text)
-        _timed(t, "validity", validity_score, html)
-        rendered = renders[html]
-        image = _timed(t, "decode_png", decode_png, rendered.png)
-        images.append(image)
-        tokens = _timed(t, "dom_parse", dom_tokens, html)
-        _timed(t, "dom_lcs", lcs_length, ref_tokens, tokens)
-        _timed(t, "content", content_fraction, image[::3, ::3])
-        profile = _timed(t, "ink", ink_profile, image, rendered.layout)
-        _timed(t, "ink_evidence", ink_evidence, ref_profile, profile)
-        _timed(t, "ink_evidence", ink_layout_similarity, ref_profile, profile)
-        _timed(t, "ssim", ssim, ref_image, image, width=settings.ssim_width)
-        _timed(t, "layout_parsing", prepare_blocks, rendered.layout, None)
-        prepare_ms = -t["visibility_contrast"]
-        _timed(t, "visibility_contrast", prepare_blocks, rendered.layout, image)
-        prepare_ms += t["visibility_contrast"]
-        start = time.perf_counter()
-        match_blocks(rendered_ref.layout, rendered.layout, ref_image=ref_image, pred_image=image)
-        # match_blocks prepares both pages' blocks itself: the rest of its time is the matching
-        t["block_matching"] += (time.perf_counter() - start) * 1000.0 - prepare_ms - ref_prepare_ms
-        page_preprocess_ms -= t["clip_preprocess"]
-        _timed(t, "clip_preprocess", embedder.preprocess, [image])
-        page_preprocess_ms += t["clip_preprocess"]
-    start = time.perf_counter()
-    embedder.embed(images)
-    # embed squashes the pages itself: the forward is what is left once their preprocessing is taken out
-    t["clip_forward"] += (time.perf_counter() - start) * 1000.0 - page_preprocess_ms
-    # prepare_blocks with the screenshot does all that it does without it, plus the visibility checks
-    t["visibility_contrast"] -= t["layout_parsing"]
-    per = {name: round(t[name] / n, 3) for name in STAGES}
+        clock("format", format_score, text, style=settings.format_style)
+        html = clock("extract_html", extract_html, text)
+        clock("validity", validity_score, html)
+        page = Page(rendered=renders[html], key=html, source=html)
+        pages.append(page)
+        page_stages(page, 1.0, backed=True)
+        ref_page = ref_pages[ref]
+        clock("dom_lcs", tour_similarity, f.dom_tour(ref_page), f.dom_tour(page))
+        clock("ink_evidence", f.evidence_gate, ref_page, page, settings)
+        clock("ink_evidence", f.ink_score, ref_page, page, settings)
+        clock("ssim", f.ssim_value, ref_page, page, settings)
+        clock("block_matching", f.block_scores, ref_page, page)
+    clock("clip_forward", f.prepare_clip, pages + list(ref_pages.values()), settings)
+    ms = clock.ms
+    ms["visibility_contrast"] -= ms["layout_parsing"]  # the blocks' preparation includes the layout parsing
+    n = len(completions)
+    per = {name: round(ms[name] / n, 3) for name in STAGES}
     return {"ms_per_completion": per, "total_ms": round(sum(per.values()), 2), "stages": STAGES}

@@ -73,6 +73,11 @@ class Page:
         with self._lock:
             return self._memo.setdefault(name, value)
 
+    def forget(self, name: str) -> None:
+        """Drop a memoised feature that nothing will ask for again (e.g. an intermediate once its users have theirs)."""
+        with self._lock:
+            self._memo.pop(name, None)
+
     def feature(self, name: str, compute: Callable[[Page], Any]) -> Any:
         """Compute ``compute(self)`` once per page and name, even when several rewards ask at the same time from
         different threads (the first computes, the others wait for its value instead of repeating the work)."""

@@ -1,6 +1,6 @@
 """Metric glue for the rewards: each derived feature is computed once per page (or page pair) and memoised.
 
-Everything here runs off the event loop (``asyncio.to_thread``) so renders keep overlapping with scoring. How the
+Everything here runs off the event loop (``vcoder.rewards.common.off_loop``) so renders keep overlapping with scoring. How the
 training forms differ from the official Design2Code definitions is documented once, in
 ``vcoder.metrics.design2code``; the evidence gate and the ink layout in ``vcoder.metrics.ink``.
 """
@@ -40,12 +40,21 @@ def ink_mask(page: Page):
     return page.feature("ink_mask", lambda p: mask_of(p.image))
 
 
+def _release_ink_mask(page: Page) -> None:
+    # the mask (a third of the screenshot's memory) serves the ink profile and the blocks; once both exist it is
+    # not needed again, and cached references would otherwise keep it for as long as their screenshots
+    if page.has_feature("d2c_blocks") and (page.has_feature("ink:True") or page.has_feature("ink:False")):
+        page.forget("ink_mask")
+
+
 def ink(page: Page, *, backed: bool):
     """The page's ink profile: a completion's backed by its own layout, a reference's as its image shows it."""
     from vcoder.metrics import ink_profile
 
     layout = page.layout if backed else None
-    return page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout, mask=ink_mask(p)))
+    profile = page.feature(f"ink:{backed}", lambda p: ink_profile(p.image, layout, mask=ink_mask(p)))
+    _release_ink_mask(page)
+    return profile
 
 
 def evidence_gate(ref: Page, page: Page, settings: RewardSettings) -> float:
@@ -148,7 +157,9 @@ def clip_embedder(model: str, pretrained: str | None, tiny: bool, device: str | 
     """One CLIP model per process and configuration (loading it is the expensive part)."""
     from vcoder.models.clip import load_clip
 
-    return load_clip(model, pretrained, device=device, tiny=tiny)
+    embedder = load_clip(model, pretrained, device=device, tiny=tiny)
+    embedder.cpu_threads = 1  # on the CPU the forward shares the cores with the browser (see ClipEmbedder)
+    return embedder
 
 
 _CLIP_LOCK = threading.Lock()
@@ -214,7 +225,9 @@ def blocks(page: Page):
     completions."""
     from vcoder.metrics import page_blocks
 
-    return page.feature("d2c_blocks", lambda p: page_blocks(p.layout, p.image, ink=ink_mask(p)))
+    prepared = page.feature("d2c_blocks", lambda p: page_blocks(p.layout, p.image, ink=ink_mask(p)))
+    _release_ink_mask(page)
+    return prepared
 
 
 def block_scores(ref: Page, page: Page) -> Any:

@@ -11,13 +11,19 @@ the same tags with the text hidden, shrunk or missing do not score as the real p
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from vcoder.rewards import features
-from vcoder.rewards.common import column, completion_text, configure, score_rendered, takes_reward_settings
+from vcoder.rewards.common import (
+    column,
+    completion_text,
+    configure,
+    off_loop,
+    score_rendered,
+    takes_reward_settings,
+)
 from vcoder.rewards.settings import RewardSettings
 
 logger = logging.getLogger(__name__)
@@ -87,7 +93,7 @@ async def dom_reward(
             return None
 
     # parsing large pages is CPU work: keep it off the event loop where renders are being awaited
-    return await asyncio.to_thread(lambda: [score(i, c) for i, c in enumerate(completions)])
+    return await off_loop(lambda: [score(i, c) for i, c in enumerate(completions)])
 
 
 @takes_reward_settings

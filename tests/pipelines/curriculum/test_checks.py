@@ -62,3 +62,18 @@ def test_webrl_settings_are_checked():
         config_from_mapping({**BASE, "predictor": "critic"})
     with pytest.raises(CurriculumConfigError, match="critic_learning_rate"):
         config_from_mapping({**BASE, "algorithm": "webrl", "critic_learning_rate": 0.0})
+
+
+def test_run_folders_from_before_the_webrl_settings_still_resume():
+    import hashlib
+    import json
+
+    config = config_from_mapping(dict(BASE))
+    older = {k: v for k, v in config.to_dict().items() if k not in ("algorithm", "critic_learning_rate")}
+    # the fingerprint a phase folder written before these settings existed recorded
+    digest = hashlib.sha256(json.dumps({k: v for k, v in older.items() if k != "phases"}, sort_keys=True).encode())
+    assert config.fingerprint() == digest.hexdigest()[:16]
+    assert config.differences(older) == []
+    webrl = config_from_mapping({**BASE, "algorithm": "webrl"})
+    assert webrl.fingerprint() != config.fingerprint()
+    assert webrl.differences(older) == ["algorithm: 'grpo' -> 'webrl'"]

@@ -20,6 +20,9 @@ from vcoder.suggest import did_you_mean, unknown_names
 TRAINERS = ("grpo", "step_grpo")
 ALGORITHMS = ("grpo", "webrl")
 PREDICTORS = ("kind", "orm", "critic")
+#: settings added after run folders existed: left out of the fingerprint while they keep these values, and read as
+#: these values from an older config.json, so those folders still resume
+LATER_DEFAULTS: dict[str, Any] = {"algorithm": "grpo", "critic_learning_rate": 1e-3}
 #: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
 OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
 
@@ -181,12 +184,16 @@ class CurriculumConfig:
 
     def fingerprint(self) -> str:
         """A digest of every setting except ``phases`` (a run may be extended with more phases)."""
-        data = {k: v for k, v in self.to_dict().items() if k != "phases"}
+        data = {
+            k: v
+            for k, v in self.to_dict().items()
+            if k != "phases" and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
+        }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def differences(self, other: dict[str, Any]) -> list[str]:
         """``key: theirs -> ours`` for every setting (but ``phases``) that differs from ``other``."""
-        ours = self.to_dict()
+        ours, other = self.to_dict(), {**LATER_DEFAULTS, **other}
         keys = sorted((set(ours) | set(other)) - {"phases"})
         return [f"{k}: {other.get(k)!r} -> {ours.get(k)!r}" for k in keys if other.get(k) != ours.get(k)]
 
