@@ -211,3 +211,21 @@ def test_judge_and_gui_agent_give_none_when_chromium_dies_and_zero_for_a_hung_pa
             assert out == [None], (name, out)
     assert server.chat_hits == 0
     assert pool.render("<p>alive again</p>").ok
+
+
+def test_the_scoring_threads_find_the_metrics_modules_imported():
+    # the first scoring threads of a process raced to import scipy (KeyError: 'scipy' -> a None reward): the pool
+    # imports them once before it starts, in a fresh process where nothing imported them yet
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, asyncio\n"
+        "from vcoder.rewards.common import off_loop\n"
+        "assert not any(m in sys.modules for m in ('scipy.optimize', 'skimage.color')), 'imported too early'\n"
+        "wanted = ('cv2', 'scipy.optimize', 'scipy.sparse', 'skimage.color')\n"
+        "found = asyncio.run(off_loop(lambda: [m in sys.modules for m in wanted]))\n"
+        "assert all(found), found\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import importlib
 import inspect
 import logging
 import os
@@ -74,9 +75,16 @@ def scoring_workers() -> int:
     return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
+# modules the metrics import lazily: imported for the first time by several scoring threads at once, scipy has
+# raised KeyError('scipy') (seen in bench/rewards.py's warm-up), i.e. None ("could not judge") for a healthy page
+WARM_IMPORTS = ("cv2", "scipy.optimize", "scipy.sparse", "skimage.color")
+
+
 def _executor() -> ThreadPoolExecutor:
     global _EXECUTOR, _EXECUTOR_PID
     if _EXECUTOR is None or _EXECUTOR_PID != os.getpid():  # a forked child gets threads of its own
+        for module in WARM_IMPORTS:  # once, in this thread, before any scoring thread can race for them
+            importlib.import_module(module)
         _EXECUTOR = ThreadPoolExecutor(scoring_workers(), thread_name_prefix="vcoder-scoring")
         _EXECUTOR_PID = os.getpid()
     return _EXECUTOR
