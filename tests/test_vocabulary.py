@@ -180,3 +180,7 @@ def test_one_spelling_per_flag_the_other_accepted_with_a_warning(caplog):
         "--other_flag",  # no such flag: left for the parser to refuse
     ]
     assert "--visual_weights is spelled --visual-weights" in caplog.text and "--judge-url is spelled" in caplog.text
+    # a flag some command declares as it is stays, even when its name was renamed elsewhere (agent test's own
+    # --action-timeout-ms beside the recipes' --gui-action-timeout-ms)
+    both = {"--action-timeout-ms", "--gui-action-timeout-ms"}
+    assert respell_flags(["--action-timeout-ms", "900"], both) == ["--action-timeout-ms", "900"]

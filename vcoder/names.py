@@ -121,8 +121,8 @@ def cli_flag(name: str) -> str:
 
 def respell_flags(argv: Sequence[str], known: Iterable[str]) -> list[str]:
     """``argv`` with every flag in its one spelling (:func:`cli_flag`): an underscore spelling (``--visual_weights``)
-    or an old name of :data:`RENAMED` (``--judge-url``) whose new flag is in ``known`` is rewritten, with a warning;
-    anything else is left to the parser."""
+    or an old name of :data:`RENAMED` (``--judge-url``) whose new flag is in ``known`` and which is not itself in
+    ``known`` is rewritten, with a warning; anything else is left to the parser."""
     accepted = set(known)
     out = []
     for item in argv:
@@ -130,7 +130,8 @@ def respell_flags(argv: Sequence[str], known: Iterable[str]) -> list[str]:
             name, sep, value = item[2:].partition("=")
             key = name.replace("-", "_")
             new = cli_flag(RENAMED.get(key, key))
-            if new != f"--{name}" and new in accepted:
+            # a spelling some parser declares as it is stays (agent test's --action-timeout-ms is its own flag)
+            if new != f"--{name}" and new in accepted and f"--{name}" not in accepted:
                 logger.warning("--%s is spelled %s; the old spelling still works, with this warning", name, new)
                 item = f"{new}{sep}{value}"
         out.append(item)
