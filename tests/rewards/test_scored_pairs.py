@@ -16,9 +16,9 @@ from tests.rewards.scored_pairs import FIXTURE, NAMES, differences, score_pairs
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_fixture_covers_at_least_200_pairs_and_every_reward():
+def test_fixture_covers_218_pairs_and_every_reward():
     expected = json.loads(FIXTURE.read_text())
-    assert len(expected) >= 200  # 200 when it was made; the gaming set's new imitations added 18
+    assert len(expected) == 218  # 200 when it was made; the gaming set's 18 new imitations joined them
     for name in NAMES:
         values = [pair["rewards"][name] for pair in expected.values() if pair["rewards"][name] is not None]
         # the pairs must exercise each reward over its range, not sit at one value
