@@ -84,7 +84,7 @@ class StepGRPOScriptArguments:
     render_height: int = field(default=720, metadata={"help": "Viewport height, px."})
     render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page, ms."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
-    case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
+    gui_deadline_ms: int = field(default=20_000, metadata={"help": "Wall-clock deadline of one test case, ms."})
     gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
     gui_action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(
@@ -119,7 +119,11 @@ class StepGRPOScriptArguments:
     test_writer_model: str | None = field(
         default=None, metadata={"help": "The test writer's model name (None: gui_model)."}
     )
-    endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
+    judge_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one screenshot-judge request, ms."})
+    gui_timeout_ms: int = field(
+        default=20_000, metadata={"help": "Budget of one GUI-agent request, ms (a case's deadline bounds it too)."}
+    )
+    test_writer_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one test-writer request, ms."})
     save_episodes: bool = field(
         default=False,
         metadata={"help": "Keep every episode's folder (replies, sites, screenshots) under output_dir/episodes."},
@@ -211,10 +215,10 @@ class StepGRPOScriptArguments:
             feedback_image_side=self.feedback_image_side,
             width=self.render_width,
             height=self.render_height,
-            load_timeout_ms=self.render_timeout_ms,
+            render_timeout_ms=self.render_timeout_ms,
             settle_timeout_ms=self.settle_timeout_ms,
-            case_step_limit=self.gui_step_limit,
-            case_deadline_ms=self.case_deadline_ms,
+            gui_step_limit=self.gui_step_limit,
+            gui_deadline_ms=self.gui_deadline_ms,
             action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
         )
@@ -229,9 +233,9 @@ class StepGRPOScriptArguments:
 
         judge = gui_agent = None
         if self.judge_base_url:
-            judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
+            judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.judge_timeout_ms)
         if self.gui_base_url:
-            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.endpoint_timeout_ms)
+            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.gui_timeout_ms)
         pool = get_default_pool(max_pages=self.render_max_pages)
         if self.dataset == "webgen_instruct":
             from vcoder.chat import ChatClient
@@ -240,7 +244,7 @@ class StepGRPOScriptArguments:
             client = ChatClient(
                 self.test_writer_base_url or self.gui_base_url,
                 self.test_writer_model or self.gui_model,
-                timeout_ms=self.endpoint_timeout_ms,
+                timeout_ms=self.test_writer_timeout_ms,
             )
             cache = os.path.join(output_dir, "gui_tests") if output_dir else None
             return WrittenTestGrader(
