@@ -166,8 +166,9 @@ def test_a_site_without_files_is_graded_zero_and_not_logged(tmp_path):
 
 def test_the_step_grpo_recipe_passes_its_verdict_log_to_the_grader(tmp_path):
     from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+    from vcoder.pipelines.step_grpo.grading import build_grader
 
-    grader = StepGRPOScriptArguments(verdict_log=str(tmp_path / "v.jsonl")).grader()
+    grader = build_grader(StepGRPOScriptArguments(verdict_log=str(tmp_path / "v.jsonl")))
     assert grader.verdict_log == str(tmp_path / "v.jsonl") and grader.verdict_source == "site_grading"
 
 

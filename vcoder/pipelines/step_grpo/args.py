@@ -223,39 +223,6 @@ class StepGRPOScriptArguments:
             reply_timeout_ms=self.reply_timeout_ms,
         )
 
-    def grader(self, output_dir: str | None = None):
-        """The ``SiteGrader`` these arguments describe, on the process's shared browser pool; for
-        ``webgen_instruct`` a ``WrittenTestGrader`` whose written tests are kept in ``output_dir/gui_tests``."""
-        from vcoder.gui.judge import ScreenshotJudge
-        from vcoder.gui.vlm_policy import VLMPolicy
-        from vcoder.rendering import get_default_pool
-        from vcoder.sites.grading import SiteGrader
-
-        judge = gui_agent = None
-        if self.judge_base_url:
-            judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.judge_timeout_ms)
-        if self.gui_base_url:
-            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.gui_timeout_ms)
-        pool = get_default_pool(max_pages=self.render_max_pages)
-        if self.dataset == "webgen_instruct":
-            from vcoder.chat import ChatClient
-            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
-
-            client = ChatClient(
-                self.test_writer_base_url or self.gui_base_url,
-                self.test_writer_model or self.gui_model,
-                timeout_ms=self.test_writer_timeout_ms,
-            )
-            cache = os.path.join(output_dir, "gui_tests") if output_dir else None
-            return WrittenTestGrader(
-                GuiTestWriter(client, cache_dir=cache),
-                pool=pool,
-                judge=judge,
-                gui_agent=gui_agent,
-                verdict_log=self.verdict_log,
-            )
-        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
-
 
 def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:
     """Cross-checks between the Step-GRPO arguments and TRL's ``GRPOConfig``.
