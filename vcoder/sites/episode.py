@@ -213,18 +213,19 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
         applied = dataclasses.replace(applied, notes=(*applied.notes, *bolt.notes))
     site_dir = workspace.write_site(turn_no)
     digest = workspace.digest()
-    build = None
+    build = served_dir = None
     if digest not in graded:
         did = turn_line(turn_no, written=applied.written, deleted=applied.deleted, finish=turn.finish)
         history = episode_history(earlier, did)
         if bolt is None:
             grades = await grader.grade(workspace.files, site_dir, task, options, history=history)
+            served_dir = site_dir
         else:
-            grades, build, applied = await _grade_project(
+            grades, build, served_dir, applied = await _grade_project(
                 turn_no, workspace, site_dir, bolt, grader, task, options, history, applied
             )
-        graded[digest] = (grades, build)
-    grades = graded[digest][0]
+        graded[digest] = (grades, served_dir)
+    grades, served_dir = graded[digest]
     reward = step_reward(grades.screenshot, grades.gui, options)
     rendered = grades.rendered
     feedback = step_feedback(
@@ -254,6 +255,7 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
         feedback=feedback,
         message_index=index,
         build=build,
+        served_dir=served_dir,
     )
     png = rendered.png if rendered is not None and rendered.ok else None
     _write_step(workspace, record, png)
@@ -261,7 +263,9 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
 
 
 async def _grade_project(turn_no, workspace, site_dir, bolt, grader, task, options, history, applied):
-    """Build a Bolt project (see :mod:`vcoder.sites.projects`) and grade what it serves: (grades, build, applied)."""
+    """Build a Bolt project (see :mod:`vcoder.sites.projects`) and grade what it serves.
+
+    Returns (grades, build, the folder served or None, applied with the build's notes)."""
     step_dir = workspace.step_dir(turn_no)
     served = await serve_project(
         dict(workspace.files), site_dir, step_dir / "build", bolt, limits=options.build_limits
@@ -276,7 +280,7 @@ async def _grade_project(turn_no, workspace, site_dir, bolt, grader, task, optio
         grades = dataclasses.replace(grades, error=served.error)
     else:
         grades = await grader.grade(served.files, served.site_dir, task, options, history=history)
-    return grades, served.build, applied
+    return grades, served.build, served.site_dir, applied
 
 
 def _write_step(workspace: SiteWorkspace, record: StepRecord, png: bytes | None) -> None:

@@ -121,3 +121,15 @@ async def serve_project(
         why = "the build wrote no dist/index.html (is index.html at the project root?)"
         return Served(build=result, error=why, package_json=changed)
     return Served(_text_files(result.dist), result.dist, result, package_json=changed)
+
+
+def served_site(step) -> tuple[dict[str, str], Path | None]:
+    """The site a step served, for grading it again (the evaluator's final test cases): ``(files, folder)``.
+
+    A Bolt step's folder is its built ``dist/`` (its text files read back); a static site's its ``site/`` snapshot.
+    ``({}, None)`` when the step served nothing (a malformed turn, a failed build): such a site scores 0.
+    """
+    folder = getattr(step, "served_dir", None)
+    if folder is None or not Path(folder).is_dir():
+        return {}, None
+    return _text_files(Path(folder)), Path(folder)

@@ -135,6 +135,8 @@ class StepRecord:
         message_index: index of this step's reply (an assistant message) in ``EpisodeResult.messages``.
         generation: what the policy returned when it was not a plain str (token ids, logprobs, ...).
         build: a Bolt project's install + build (a ``BuildResult``), None otherwise or when the project was unchanged.
+        served_dir: the folder the grader served for this step's site (a Bolt project's built ``dist/``, else the
+            step's ``site/``); None when nothing was served (a malformed turn, a failed build, no episode folder).
     """
 
     turn: int
@@ -155,6 +157,7 @@ class StepRecord:
     message_index: int = -1
     generation: Any = field(default=None, repr=False, compare=False)
     build: Any = field(default=None, repr=False, compare=False)
+    served_dir: Path | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON form ``{"turn", "malformed", "files", "screenshot", "gui", "reward", "error"}``."""
