@@ -155,7 +155,12 @@ def artifact(*actions: str, start: bool = True) -> str:
     tail = '<boltAction type="shell">npm install</boltAction>\n' + (
         '<boltAction type="start">npm run dev</boltAction>\n' if start else ""
     )
-    return 'I will build it with Vite and React.\n<boltArtifact id="app" title="App">\n' + "".join(actions) + tail + "</boltArtifact>"
+    return (
+        'I will build it with Vite and React.\n<boltArtifact id="app" title="App">\n'
+        + "".join(actions)
+        + tail
+        + "</boltArtifact>"
+    )
 
 
 def project(title: str, app: str, extra: dict[str, str] | None = None, *, config: str = VITE_CONFIG) -> str:

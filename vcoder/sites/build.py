@@ -71,8 +71,8 @@ class BuildLimits:
     def __post_init__(self) -> None:
         if self.timeout_s <= 0 or min(self.memory_mb, self.project_mb, self.processes, self.file_mb) < 1:
             raise ValueError(f"build limits must be positive, got {self}")
-        if self.memory_mb < 512:
-            raise ValueError(f"memory_mb={self.memory_mb} is too small for node and vite; give at least 512")
+        if self.memory_mb < 2048:  # measured: at 1024 MB rollup's native module cannot even allocate
+            raise ValueError(f"memory_mb={self.memory_mb} is too small for node, esbuild and rollup; give >= 2048")
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,12 @@ if [ "$INSTALL" = 1 ]; then
   # shellcheck disable=SC2086
   unprivileged npm install --offline --ignore-scripts --no-audit --no-fund --loglevel=error $PACKAGES \
     >"$WORK/out/install.log" 2>&1 || status=10
-  cp package.json "$WORK/out/package.json" 2>/dev/null || true
   if [ "$status" = 0 ] && [ -n "$MODULES_KEY" ] && [ -d node_modules ] && [ ! -e "$saved" ]; then
     # kept before the build runs any of the project's code (the install ran none: --ignore-scripts)
     cp -R node_modules "$saved.part.$$" && mv -T "$saved.part.$$" "$saved" || rm -rf "$saved.part.$$"
   fi
 fi
+cp package.json "$WORK/out/package.json" 2>/dev/null || true
 t1=$(now)
 if [ "$status" = 0 ] && [ "$BUILD" = 1 ]; then
   if [ ! -x node_modules/.bin/vite ]; then
@@ -65,7 +65,11 @@ if [ "$status" = 0 ] && [ "$BUILD" = 1 ]; then
     unprivileged node_modules/.bin/vite build --base ./ --outDir dist --emptyOutDir --logLevel warn \
       >"$WORK/out/build.log" 2>&1 || status=20
   fi
-  if [ "$status" = 0 ] && [ -d dist ]; then cp -R dist "$WORK/out/dist"; fi
+  if [ "$status" = 0 ] && [ ! -f dist/index.html ]; then
+    echo "vite build exited without writing dist/index.html (is index.html at the project root?)" >>"$WORK/out/build.log"
+    status=20
+  fi
+  if [ "$status" = 0 ]; then cp -R dist "$WORK/out/dist"; fi
 fi
 t2=$(now)
 echo "$t0 $t1 $t2" >"$WORK/out/times"
