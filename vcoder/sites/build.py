@@ -171,6 +171,7 @@ def build_project(
     packages: tuple[str, ...] = (),
     cache: str | os.PathLike | None = None,
     limits: BuildLimits | None = None,
+    reuse_modules: bool = True,
 ) -> BuildResult:
     """Install (offline) and build the project in ``src`` inside the sandbox; results go to ``out``.
 
@@ -182,6 +183,7 @@ def build_project(
         packages: package specs an install command named (``react-icons``, ``zustand@^4``).
         cache: the npm cache (default ``npm_cache_dir()``).
         limits: the sandbox's bounds.
+        reuse_modules: reuse (and keep) installs per dependency set (False: always a full install, nothing kept).
 
     An install whose package.json has the dependency fields of an earlier successful one (and names no extra
     packages) reuses that install's ``node_modules`` (kept in ``modules_store()``, read through an overlay), so a
@@ -206,7 +208,7 @@ def build_project(
     out.mkdir(parents=True, exist_ok=False)
     BUILD_MOUNT.mkdir(parents=True, exist_ok=True)
     key = None
-    if install and not packages and (src / "package.json").is_file():
+    if reuse_modules and install and not packages and (src / "package.json").is_file():
         key = modules_key((src / "package.json").read_text(encoding="utf-8", errors="replace"))
     store = modules_store(cache)
     if key is not None:
