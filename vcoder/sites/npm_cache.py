@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
@@ -89,6 +90,8 @@ PROMPT_EXAMPLE = {
 }
 #: name -> the dependencies of one scratch project installed into the cache at set-up
 PROJECTS = {"bolt-template": BOLT_TEMPLATE, "webgen-apps": WEBGEN_APPS, "prompt-example": PROMPT_EXAMPLE}
+#: the file in the cache that records what it was filled with
+STAMP = "vcoder-npm-cache.sha256"
 #: packages whose presence in the cache ``check`` reports (a build needs them)
 REQUIRED = ("vite", "@vitejs/plugin-react", "react", "react-dom", "tailwindcss", "typescript", "lucide-react")
 
@@ -106,8 +109,11 @@ def project_json(name: str, deps: dict) -> str:
     return json.dumps({"name": name, "private": True, "version": "0.0.0", "type": "module", **deps}, indent=2)
 
 
-def fill(cache: str | os.PathLike | None = None) -> Path:
-    """Install every project of ``PROJECTS`` once with the registry, filling the cache (idempotent; set-up only).
+def fill(cache: str | os.PathLike | None = None, *, force: bool = False) -> Path:
+    """Install every project of ``PROJECTS`` once with the registry, filling the cache (set-up only).
+
+    Idempotent and quick the second time: a stamp in the cache records the ``PROJECTS`` it was filled with, and a
+    cache whose stamp matches is left as it is (``force`` refills it).
 
     Raises:
         RuntimeError: npm is missing or an install failed (its output is in the message).
@@ -117,6 +123,10 @@ def fill(cache: str | os.PathLike | None = None) -> Path:
     if npm is None:
         raise RuntimeError("npm is not installed; install Node.js 18+ (apt-get install nodejs npm)")
     target.mkdir(parents=True, exist_ok=True)
+    stamp = target / STAMP
+    wanted = hashlib.sha256(json.dumps(PROJECTS, sort_keys=True).encode()).hexdigest()
+    if not force and stamp.is_file() and stamp.read_text().strip() == wanted:
+        return target
     for name, deps in PROJECTS.items():
         with tempfile.TemporaryDirectory(prefix=f"vcoder-npm-{name}-") as scratch:
             Path(scratch, "package.json").write_text(project_json(name, deps))
@@ -125,6 +135,7 @@ def fill(cache: str | os.PathLike | None = None) -> Path:
             if done.returncode != 0:
                 raise RuntimeError(f"npm install of the {name} set failed: {(done.stdout + done.stderr)[-2000:]}")
             logger.info("npm cache: %s installed", name)
+    stamp.write_text(wanted + "\n")
     return target
 
 
