@@ -270,3 +270,29 @@ def test_the_step_reward_and_the_gui_agent_reward_share_their_grading_defaults()
     assert {n: getattr(step, n) for n in names} == {n: getattr(reward, n) for n in names}
     assert step.render_width == reward.render_width and step.render_height == reward.render_height
     assert reward.case_limits() == from_flat("gui", CaseLimits, step) == CaseLimits()
+
+
+def test_recipes_generate_the_value_objects_fields_instead_of_declaring_them():
+    from vcoder.names import carries
+    from vcoder.pipelines.curriculum.config import CurriculumConfig
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+    from vcoder.rendering.spec import RenderSpec
+
+    step = {f.name: f for f in dataclasses.fields(StepGRPOScriptArguments)}
+    for name, cls in (("render_timeout_ms", RenderSpec), ("gui_deadline_ms", CaseLimits), ("judge_model", Endpoint)):
+        field = next(f for f in dataclasses.fields(cls) if flat_name(name.split("_")[0], f.name) == name)
+        assert field.metadata["help"] in step[name].metadata["help"], name  # the value object's own help
+    writer = {f.name for f in dataclasses.fields(CurriculumConfig) if f.name.startswith("writer_")}
+    assert {"writer_base_url", "writer_timeout_ms", "writer_extra_body"} <= writer
+    assert from_flat("writer", Endpoint, CurriculumConfig("r.yaml", "m")) == Endpoint(
+        timeout_ms=120_000, max_retries=1, temperature=0.8
+    )
+    with pytest.raises(TypeError, match="render_width is generated from RenderSpec"):
+
+        @dataclasses.dataclass
+        @carries("render", RenderSpec)
+        class Twice:
+            render_width: int = 1
+
+    with pytest.raises(TypeError, match="'widht' \\(did you mean 'width'\\?\\)"):
+        carries("render", RenderSpec, only=("widht",))

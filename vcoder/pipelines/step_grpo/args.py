@@ -14,15 +14,49 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from vcoder.chat.endpoint import Endpoint
+from vcoder.gui.limits import CaseLimits
+from vcoder.names import carries
+from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import did_you_mean
 
 TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 
 
+#: what Step-GRPO carries of each endpoint: where it is, which model, one request's budget
+_SERVED = ("base_url", "model", "timeout_ms")
+
+
 @dataclass
+@carries(
+    "test_writer",
+    Endpoint,
+    only=_SERVED,
+    timeout_ms=60_000,
+    about="The LLM writing the GUI-agent test of a task without cases (webgen_instruct; WebGen-RL used DeepSeek-V3; "
+    "None: the GUI agent's endpoint and model)",
+)
+@carries(
+    "gui",
+    Endpoint,
+    only=_SERVED,
+    timeout_ms=20_000,  # the gui_agent reward's: a case's 20 s deadline bounds a request anyway
+    about="The VLM GUI agent running natural-language test cases (WebGen-Bench's)",
+)
+@carries(
+    "judge", Endpoint, only=_SERVED, timeout_ms=60_000, about="The VLM screenshot judge (None: appearance not judged)"
+)
+@carries("gui", CaseLimits, about="A GUI test case")
+@carries("render", RenderSpec, about="Grading a site", width=1280, height=720, timeout_ms=10_000)
 class StepGRPOScriptArguments:
-    """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML)."""
+    """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML).
+
+    The render spec, the GUI case limits and the three endpoints follow the class's own fields, generated from their
+    value objects (:func:`vcoder.names.carries`, applied bottom-up): ``render_*``, ``gui_step_limit`` /
+    ``gui_deadline_ms`` / ``gui_action_timeout_ms``, and ``judge_*`` / ``gui_*`` / ``test_writer_*`` (``base_url``,
+    ``model``, ``timeout_ms``).
+    """
 
     dataset: str = field(
         default="site_tasks",
@@ -87,13 +121,7 @@ class StepGRPOScriptArguments:
         metadata={"help": "Screenshots in the feedback (a VLM policy; sent as user turns), else the visible text."},
     )
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
-    render_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
-    render_height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page, ms."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
-    gui_deadline_ms: int = field(default=20_000, metadata={"help": "Wall-clock deadline of one test case, ms."})
-    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    gui_action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(
         default=1_800_000,
         metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
@@ -106,31 +134,6 @@ class StepGRPOScriptArguments:
             "learns from (screenshots go to screens/ beside it). None: no log."
         },
     )
-    judge_base_url: str | None = field(
-        default=None,
-        metadata={"help": "OpenAI-compatible VLM endpoint grading screenshots (None: appearance not judged)."},
-    )
-    judge_model: str | None = field(default=None, metadata={"help": "The judge's model name."})
-    gui_base_url: str | None = field(
-        default=None,
-        metadata={"help": "OpenAI-compatible VLM endpoint running natural-language test cases (WebGen-Bench's)."},
-    )
-    gui_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
-    test_writer_base_url: str | None = field(
-        default=None,
-        metadata={
-            "help": "OpenAI-compatible LLM endpoint writing the GUI-agent test of a task without cases "
-            "(webgen_instruct; WebGen-RL used DeepSeek-V3). None: the GUI agent's endpoint."
-        },
-    )
-    test_writer_model: str | None = field(
-        default=None, metadata={"help": "The test writer's model name (None: gui_model)."}
-    )
-    judge_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one screenshot-judge request, ms."})
-    gui_timeout_ms: int = field(
-        default=20_000, metadata={"help": "Budget of one GUI-agent request, ms (a case's deadline bounds it too)."}
-    )
-    test_writer_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one test-writer request, ms."})
     save_episodes: bool = field(
         default=False,
         metadata={"help": "Keep every episode's folder (replies, sites, screenshots) under output_dir/episodes."},
