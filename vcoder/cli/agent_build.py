@@ -171,6 +171,11 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args)
         judge_at, gui_at = _pair(args, "judge"), _pair(args, "gui")
         body = extra_body(args.extra_body)
+        if args.turn_format == "bolt":
+            from vcoder.sites.build import sandbox_problem
+
+            if sandbox_problem():
+                raise UsageError(f"--turn-format bolt: {sandbox_problem()}")
         if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
             raise UsageError(f"--out {str(args.out)!r} exists and is not an empty folder; give a new folder")
     except UsageError as exc:

@@ -6,7 +6,8 @@
 (``sandbox.sh``, run under ``unshare --net --pid --mount --fork --kill-child``):
 
 - no network: a new network namespace with no interface up (not even loopback);
-- an unprivileged user (``nobody`` by default) for npm and vite, with no capabilities and ``no_new_privs``;
+- an unprivileged user for npm and vite (a fresh unnamed uid per build by default), with no capabilities and
+  ``no_new_privs``;
 - the project lives on a tmpfs of ``project_mb`` (project + node_modules + dist: a full disk is the build's own
   ``ENOSPC``, never the machine's); ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``/run/lock`` are fresh 16 MB tmpfs mounts,
   so nothing written outside the project survives the build; the npm cache is read through an overlay;
@@ -34,10 +35,12 @@ import logging
 import os
 import re
 import resource
+import secrets
 import shutil
 import stat
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +54,8 @@ BUILD_MOUNT = Path(os.environ.get("VCODER_BUILD_MOUNT", "/var/lib/vcoder/build")
 _NOISE = ("npm error Log files were not written", "npm error A complete log of this run")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _FRAME = re.compile(r"\s+at .*\(?\S+:\d+:\d+\)?$")
+#: unnamed ids handed to builds (one each): above the 16-bit range of system and login accounts
+FRESH_ID_BASE, FRESH_ID_SPAN = 200_000, 100_000
 #: installed dependency sets kept for reuse (each ~100-200 MB); the least recently used go first
 MAX_STORED_MODULES = 6
 _DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides")
@@ -66,9 +71,17 @@ class BuildLimits:
     processes: int = field(default=512, metadata={"help": "Processes and threads of the build user (RLIMIT_NPROC)."})
     file_mb: int = field(default=256, metadata={"help": "Size of any one file the build writes (RLIMIT_FSIZE), MB."})
     max_error_chars: int = field(default=2000, metadata={"help": "Error text kept for the feedback, characters."})
-    run_as: str = field(default="65534:65534", metadata={"help": "uid:gid of npm and vite (default nobody)."})
+    run_as: str | None = field(
+        default=None,
+        metadata={
+            "help": "uid:gid of npm and vite; None: a fresh unnamed uid per build (so the process limit and any "
+            "leftover process belong to that build alone, and builds cannot signal each other)."
+        },
+    )
 
     def __post_init__(self) -> None:
+        if self.run_as is not None and not re.fullmatch(r"[1-9]\d*:[1-9]\d*", self.run_as):
+            raise ValueError(f"run_as={self.run_as!r} must be 'uid:gid' with non-root ids, e.g. '65534:65534'")
         if self.timeout_s <= 0 or min(self.memory_mb, self.project_mb, self.processes, self.file_mb) < 1:
             raise ValueError(f"build limits must be positive, got {self}")
         if self.memory_mb < 2048:  # measured: at 1024 MB rollup's native module cannot even allocate
@@ -230,7 +243,8 @@ def build_project(
         "NPROC": str(limits.processes),
         "FSIZE_KB": str(limits.file_mb * 1024),
         "PACKAGES": " ".join(safe),
-        "RUN_AS": limits.run_as,
+        "RUN_AS": limits.run_as or _fresh_ids(),
+        "PART": uuid.uuid4().hex,
         "INSTALL": "1" if install else "0",
         "BUILD": "1" if build else "0",
         "STORE": str(store),
@@ -263,6 +277,12 @@ def build_project(
         return BuildResult(False, "sandbox", trim_error(f"the build sandbox failed: {stderr}", 500), **common)
     dist, dropped = (out / "dist", _regular_only(out / "dist")) if (out / "dist").is_dir() else (None, ())
     return BuildResult(True, None, None, dist, dropped=dropped, **common)
+
+
+def _fresh_ids() -> str:
+    """An unnamed uid:gid for one build, far from system and login ids (no file outside the sandbox is theirs)."""
+    ident = FRESH_ID_BASE + secrets.randbelow(FRESH_ID_SPAN)
+    return f"{ident}:{ident}"
 
 
 def _read(path: Path) -> str | None:
