@@ -170,11 +170,11 @@ def test_a_fork_bomb_is_stopped_and_leaves_nothing_running(bolt_sandbox, tmp_pat
   await new Promise(() => setInterval(() => {}, 1000));  // and never finish loading"""
     before = set(nobody_processes())
     t0 = time.monotonic()
-    limits = BuildLimits(timeout_s=8, processes=256, run_as="65534:65534")
+    limits = BuildLimits(timeout_s=5, processes=256, run_as="65534:65534")
     result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out", limits=limits)
     elapsed = time.monotonic() - t0
     assert not result.ok and result.stage == "timeout" and "stopped" in result.error
-    assert elapsed < 8 + 15
+    assert elapsed < 5 + 15
     time.sleep(1)
     assert set(nobody_processes()) <= before  # the PID namespace took every forked process with it
 
@@ -198,7 +198,8 @@ def test_a_config_that_eats_memory_fails_the_build(bolt_sandbox, tmp_path):
     body = """
   const hog = [];
   for (;;) hog.push(new Array(1 << 20).fill(Math.random()));"""
-    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out")
+    limits = BuildLimits(memory_mb=2048)  # the smallest allowed: node's heap stops at 1 GB
+    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out", limits=limits)
     assert not result.ok and result.stage == "build"
     assert "JavaScript heap out of memory" in result.error, result.error
 
