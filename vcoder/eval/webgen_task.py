@@ -74,21 +74,21 @@ class TaskRunner:
         if config.judge_endpoint is not None:
             judge = ScreenshotJudge(
                 *config.judge_endpoint,
-                timeout_ms=config.agent_timeout_ms,
-                max_retries=config.retries,
+                timeout_ms=config.judge_timeout_ms,
+                max_retries=config.max_retries,
                 extra_body=config.extra_body,
             )
         client = WatchedClient(
             ChatClient(
-                config.agent_base_url,
-                config.agent_model,
-                timeout_ms=config.agent_timeout_ms,
-                max_retries=config.retries,
+                config.gui_base_url,
+                config.gui_model,
+                timeout_ms=config.gui_timeout_ms,
+                max_retries=config.max_retries,
                 max_concurrency=AGENT_CONCURRENCY,
                 extra_body=config.extra_body,
             )
         )
-        agent = VLMPolicy(client=client, max_tokens=config.agent_max_tokens)
+        agent = VLMPolicy(client=client, max_tokens=config.gui_max_tokens)
         try:
             result = await self._build_and_test(task, folder, judge, agent)
         finally:

@@ -149,7 +149,7 @@ async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOpti
 
     async def live() -> Rendered:
         opened = pool.open_page(
-            html, width=options.width, height=options.height, timeout_ms=options.load_timeout_ms, base_dir=site_dir
+            html, width=options.width, height=options.height, timeout_ms=options.render_timeout_ms, base_dir=site_dir
         )
         try:
             page = await opened.__aenter__()
@@ -359,10 +359,10 @@ class SiteGrader:
             pool=self.pool,
             width=options.width,
             height=options.height,
-            step_limit=options.case_step_limit,
-            deadline_ms=options.case_deadline_ms,
+            step_limit=options.gui_step_limit,
+            deadline_ms=options.gui_deadline_ms,
             action_timeout_ms=options.action_timeout_ms,
-            load_timeout_ms=options.load_timeout_ms,
+            load_timeout_ms=options.render_timeout_ms,
             base_dir=str(site_dir),
         )
         return results

@@ -70,11 +70,11 @@ class EpisodeOptions:
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
     width: int = field(default=1280, metadata={"help": "Viewport width, px."})
     height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    load_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading the site's page."})
+    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading the site's page."})
     settle_quiet_ms: int = field(default=200, metadata={"help": "DOM quiet time before the screenshot."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time spent waiting for the page to settle."})
-    case_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
+    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
+    gui_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
     action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one policy reply."})
     max_reply_tokens: int = field(default=8192, metadata={"help": "Reply budget (ChatClient policies)."})
@@ -101,9 +101,9 @@ class EpisodeOptions:
                 "both 0; set one to 0 for a single-component ablation"
             )
         timeouts = (
-            "load_timeout_ms",
+            "render_timeout_ms",
             "settle_timeout_ms",
-            "case_deadline_ms",
+            "gui_deadline_ms",
             "action_timeout_ms",
             "reply_timeout_ms",
         )
