@@ -212,3 +212,27 @@ def test_an_install_that_names_packages_adds_them_from_the_cache(bolt_sandbox, t
     assert list(json.loads(result.package_json)["dependencies"]) == ["clsx"]
     missing = build_project(src, tmp_path / "out2", build=False, packages=("left-pad",))
     assert not missing.ok and missing.stage == "install" and "left-pad" in missing.error
+
+
+def test_processes_that_together_eat_memory_are_killed_by_the_build_cgroup(bolt_sandbox, tmp_path):
+    from vcoder.sites.confine import memory_cgroup, remove_cgroup
+
+    probe = memory_cgroup(64)
+    if probe is None:
+        pytest.skip("no memory cgroup on this machine: only the per-process address-space limit applies")
+    remove_cgroup(probe)
+    # Buffers live outside node's heap: each child stays under RLIMIT_AS, three of them are 4.5 GB together
+    hog = "const a = []; for (let i = 0; i < 24; i++) a.push(Buffer.alloc(64 << 20, 1)); setTimeout(() => {}, 8000);"
+    body = f"""
+  const exits = await Promise.all([0, 1, 2].map(() => new Promise((done) => {{
+    const child = spawn(process.execPath, ['-e', {json.dumps(hog)}], {{ stdio: 'ignore' }});
+    child.on('exit', (code, signal) => done(signal || code));
+  }})));
+  report('memory', exits);"""
+    limits = BuildLimits(total_memory_mb=1024)
+    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out", limits=limits)
+    if result.ok:
+        exits = json.loads((result.dist / "memory.json").read_text())
+        assert "SIGKILL" in exits  # the kernel's OOM killer took the largest ones
+    else:  # or vite itself was the one killed
+        assert result.stage == "build" and "more than 1024 MB" in result.error, result.error
