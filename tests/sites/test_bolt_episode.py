@@ -122,3 +122,32 @@ def test_bolt_episode_in_process_and_the_served_site(bolt_sandbox, tmp_path):
     assert folder == fixed.served_dir and "./assets/" in files["index.html"]
     assert served_site(broken) == ({}, None)
     assert "src/components/PolicyChart.tsx" in result.files and "package.json" in result.files
+
+
+def test_a_bolt_reply_without_package_json_is_a_static_site(tmp_path):
+    page = '<button id="b" onclick="document.getElementById(\'o\').textContent=\'done\'">Go</button><p id="o"></p>'
+    reply = (
+        '<boltArtifact id="s" title="S"><boltAction type="file" filePath="index.html">'
+        + page
+        + '</boltAction><boltAction type="shell">python3 -m http.server</boltAction>'
+        '<boltAction type="finish"/></boltArtifact>'
+    )
+    case = {
+        "task": "Press Go",
+        "steps": [{"action": "click", "target": "#b"}],
+        "expect": [{"target": "#o", "text": "done"}],
+    }
+
+    async def policy(messages):
+        return reply
+
+    options = EpisodeOptions(turn_format="bolt", width=640, height=400)
+    task = {"instruction": "A button page", "test_cases": [case]}
+    result = asyncio.run(
+        run_site_episode(task, policy, grader=SiteGrader(pool=get_default_pool()), options=options, out_dir=tmp_path)
+    )
+    (step,) = result.steps
+    assert step.gui == 1.0 and step.build is None and result.finished
+    assert "not run: `python3 -m http.server`" in step.feedback
+    files, folder = served_site(step)
+    assert folder == tmp_path / "step_1" / "site" and files == {"index.html": page + "\n"}

@@ -6,13 +6,15 @@
 (``sandbox.sh``, run under ``unshare --net --pid --mount --fork --kill-child``):
 
 - no network: a new network namespace with no interface up (not even loopback);
-- an unprivileged user (``nobody`` by default) for npm and vite, with no capabilities and ``no_new_privs``;
+- an unprivileged user for npm and vite (a fresh unnamed uid per build by default), with no capabilities and
+  ``no_new_privs``;
 - the project lives on a tmpfs of ``project_mb`` (project + node_modules + dist: a full disk is the build's own
   ``ENOSPC``, never the machine's); ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``/run/lock`` are fresh 16 MB tmpfs mounts,
   so nothing written outside the project survives the build; the npm cache is read through an overlay;
 - limits: ``timeout_s`` wall clock for both stages (then the PID namespace is killed whole), ``memory_mb`` of
-  address space per process (RLIMIT_AS; node's heap is capped below it), ``processes`` (RLIMIT_NPROC: a fork bomb
-  stops there), ``file_mb`` per file (RLIMIT_FSIZE);
+  address space per process (RLIMIT_AS; node's heap is capped below it), ``total_memory_mb`` for everything together
+  (a memory cgroup, where the machine has one: many processes each under RLIMIT_AS could still add up),
+  ``processes`` (RLIMIT_NPROC: a fork bomb stops there), ``file_mb`` per file (RLIMIT_FSIZE);
 - what comes back is regular files only: links and devices in ``dist/`` are dropped.
 
 A package outside the cache (``ENOTCACHED``), a failing build or a limit hit is a ``BuildResult`` with ``ok`` False,
@@ -38,9 +40,11 @@ import shutil
 import stat
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vcoder.sites.confine import fresh_ids, memory_cgroup, oom_killed, remove_cgroup
 from vcoder.sites.npm_cache import npm_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -61,15 +65,37 @@ class BuildLimits:
     """Bounds on one install + build (the sandbox's; see the module docstring)."""
 
     timeout_s: float = field(default=120.0, metadata={"help": "Wall-clock budget of install + build, seconds."})
-    memory_mb: int = field(default=4096, metadata={"help": "Address space of each build process (RLIMIT_AS), MB."})
+    memory_mb: int = field(
+        default=8192,
+        metadata={
+            "help": "Address space of each build process (RLIMIT_AS), MB; node's heap gets half of it, at most 4 GB "
+            "(measured: a vite 4 build ran out of address space at 4096 with a 17 MB heap; vite 5 builds at 2048)."
+        },
+    )
+    total_memory_mb: int = field(
+        default=6144,
+        metadata={
+            "help": "Memory of the whole build (every process and the project's tmpfs), MB, in a cgroup of its own "
+            "where the machine offers one (cgroup v1 or v2 memory controller); without one only memory_mb applies."
+        },
+    )
     project_mb: int = field(default=768, metadata={"help": "Disk of the project with node_modules and dist, MB."})
     processes: int = field(default=512, metadata={"help": "Processes and threads of the build user (RLIMIT_NPROC)."})
     file_mb: int = field(default=256, metadata={"help": "Size of any one file the build writes (RLIMIT_FSIZE), MB."})
     max_error_chars: int = field(default=2000, metadata={"help": "Error text kept for the feedback, characters."})
-    run_as: str = field(default="65534:65534", metadata={"help": "uid:gid of npm and vite (default nobody)."})
+    run_as: str | None = field(
+        default=None,
+        metadata={
+            "help": "uid:gid of npm and vite; None: a fresh unnamed uid per build (so the process limit and any "
+            "leftover process belong to that build alone, and builds cannot signal each other)."
+        },
+    )
 
     def __post_init__(self) -> None:
-        if self.timeout_s <= 0 or min(self.memory_mb, self.project_mb, self.processes, self.file_mb) < 1:
+        if self.run_as is not None and not re.fullmatch(r"[1-9]\d*:[1-9]\d*", self.run_as):
+            raise ValueError(f"run_as={self.run_as!r} must be 'uid:gid' with non-root ids, e.g. '65534:65534'")
+        numbers = (self.memory_mb, self.total_memory_mb, self.project_mb, self.processes, self.file_mb)
+        if self.timeout_s <= 0 or min(numbers) < 1:
             raise ValueError(f"build limits must be positive, got {self}")
         if self.memory_mb < 2048:  # measured: at 1024 MB rollup's native module cannot even allocate
             raise ValueError(f"memory_mb={self.memory_mb} is too small for node, esbuild and rollup; give >= 2048")
@@ -226,17 +252,21 @@ def build_project(
         "WORK": str(BUILD_MOUNT),
         "SIZE_MB": str(limits.project_mb),
         "AS_KB": str(limits.memory_mb * 1024),
-        "HEAP_MB": str(max(256, limits.memory_mb // 2)),
+        "HEAP_MB": str(min(4096, limits.memory_mb // 2)),
         "NPROC": str(limits.processes),
         "FSIZE_KB": str(limits.file_mb * 1024),
         "PACKAGES": " ".join(safe),
-        "RUN_AS": limits.run_as,
+        "RUN_AS": limits.run_as or fresh_ids(),
+        "PART": uuid.uuid4().hex,
         "INSTALL": "1" if install else "0",
         "BUILD": "1" if build else "0",
         "STORE": str(store),
         "MODULES_KEY": key or "",
     }
     cmd = ["unshare", "--net", "--pid", "--mount", "--fork", "--kill-child", "--", "sh", str(SANDBOX_SCRIPT)]
+    group = memory_cgroup(limits.total_memory_mb)
+    if group is not None:  # the shell joins the group, then becomes unshare: every process of the build is in it
+        cmd = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group), *cmd]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     try:
@@ -245,6 +275,9 @@ def build_project(
     except subprocess.TimeoutExpired as exc:  # subprocess killed unshare; --kill-child takes the namespace with it
         code, stderr = None, (exc.stderr or b"").decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else ""
     wall = time.monotonic() - t0
+    oom = group is not None and oom_killed(group)
+    if group is not None:
+        remove_cgroup(group)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     install_s, build_s = _times(out, wall)
@@ -257,6 +290,8 @@ def build_project(
     if code in (10, 20):
         stage = "install" if code == 10 else "build"
         log = _read(out / f"{stage}.log") or f"{stage} failed with no output"
+        if oom:
+            log += f"\nkilled: the build used more than {limits.total_memory_mb} MB of memory"
         return BuildResult(False, stage, trim_error(log, limits.max_error_chars), **common)
     if code != 0:
         logger.warning("build sandbox failed (%s): %s", code, stderr[-500:])

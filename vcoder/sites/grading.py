@@ -350,7 +350,7 @@ class SiteGrader:
 
     async def _run(self, html, site_dir, cases, policy, options) -> list[CaseResult]:
         if policy is not self.scripted:  # the scripted policy already waits for what it expects
-            settle_ms = min(options.settle_timeout_ms, max(options.case_deadline_ms // 4, 1))
+            settle_ms = min(options.settle_timeout_ms, max(options.gui_deadline_ms // 4, 1))
             policy = SettleFirst(policy, quiet_ms=options.settle_quiet_ms, max_ms=settle_ms)
         results, _ = await arun_cases(
             html,

@@ -3,10 +3,10 @@
 # namespaces; still root here). Inputs from the environment: SRC (the project's files, read only), OUT (where the
 # results go: dist/, package.json, install.log, build.log, times), CACHE (the npm cache, read only), WORK (an empty
 # mount point), the limits (SIZE_MB, AS_KB, NPROC, FSIZE_KB, HEAP_MB), PACKAGES (extra install specs, one a line),
-# RUN_AS (uid:gid), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed node_modules trees, one per
-# dependency set) and MODULES_KEY (this project's set; empty: none). Only this script runs as root; npm and vite run
-# as RUN_AS.
-set -eu
+# RUN_AS (uid:gid), PART (a unique token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed
+# node_modules trees, one per dependency set) and MODULES_KEY (this project's set; empty: none). Only this script
+# runs as root; npm and vite run as RUN_AS.
+set -euf  # -f: no globbing, so a package spec such as "*" stays one word
 mount -t tmpfs -o "size=${SIZE_MB}m,mode=0755" vcoder-build "$WORK"
 mkdir "$WORK/project" "$WORK/home" "$WORK/cache" "$WORK/upper" "$WORK/overlay-work" "$WORK/out"
 # the cache is read through an overlay: npm rewrites index buckets as it reads them, and the writes stay in the tmpfs
@@ -52,7 +52,7 @@ if [ "$INSTALL" = 1 ]; then
     >"$WORK/out/install.log" 2>&1 || status=10
   if [ "$status" = 0 ] && [ -n "$MODULES_KEY" ] && [ -d node_modules ] && [ ! -e "$saved" ]; then
     # kept before the build runs any of the project's code (the install ran none: --ignore-scripts)
-    cp -R node_modules "$saved.part.$$" && mv -T "$saved.part.$$" "$saved" || rm -rf "$saved.part.$$"
+    cp -R node_modules "$saved.part.$PART" && mv -T "$saved.part.$PART" "$saved" || rm -rf "$saved.part.$PART"
   fi
 fi
 cp package.json "$WORK/out/package.json" 2>/dev/null || true
