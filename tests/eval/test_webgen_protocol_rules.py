@@ -5,6 +5,10 @@ webvoyager/utils.py), not from vcoder's code."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from vcoder.eval.webgen_appearance import appearance_messages, appearance_score, first_grade, shot_count
@@ -131,3 +135,31 @@ def test_protocols_in_order_and_the_benchmark_window():
     bench = config.case_options("webgen-bench")
     assert (bench.width, bench.height, bench.case_step_limit) == (1024, 768, 30)
     assert (config.case_options().width, config.case_options().case_step_limit) == (1280, 15)
+
+
+def test_a_run_resumes_only_under_its_own_protocol(tmp_path):
+    from tests.eval.test_webgen_bench import TASKS, write_tasks
+    from tests.servers import dead_port
+    from vcoder.eval.webgen_bench import EndpointUnavailable, evaluate_webgen
+
+    write_tasks(tmp_path / "tasks.jsonl", TASKS)
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = f"http://127.0.0.1:{dead_port()}"
+    # written before protocols existed: it was a vcoder run
+    old = {"model": "m", "agent_model": "a", "judge_model": "a", "max_turns": 1, "max_actions": 15}
+    (out / "run.json").write_text(json.dumps(old))
+    settings = {"base_url": dead, "model": "m", "agent_base_url": dead, "agent_model": "a", "retries": 0}
+    with pytest.raises(ValueError, match="protocol 'vcoder' -> 'webgen-bench'"):
+        evaluate_webgen(tmp_path / "tasks.jsonl", out, WebGenConfig(**settings, protocol="webgen-bench"))
+    with pytest.raises(EndpointUnavailable):  # the same protocol passes the check and goes on to the servers
+        evaluate_webgen(tmp_path / "tasks.jsonl", out, WebGenConfig(**settings), progress=False)
+
+
+def test_the_cli_refuses_an_unknown_protocol(tmp_path):
+    cmd = [sys.executable, "-m", "vcoder", "eval", "webgen-bench", "--tasks", str(tmp_path / "t.jsonl")]
+    cmd += ["--base-url", "http://127.0.0.1:9", "--model", "m", "--agent-base-url", "http://127.0.0.1:9"]
+    cmd += ["--agent-model", "a", "--out", str(tmp_path / "out"), "--protocol", "webgen_bench"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "protocol must be vcoder or webgen-bench" in proc.stderr
+    assert not (tmp_path / "out").exists()

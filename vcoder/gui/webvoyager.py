@@ -26,8 +26,9 @@ why:
 - Marks: vcoder's numbered interactive elements (:class:`~vcoder.gui.env.GuiEnv`, numbered from 1, boxes drawn on
   the screenshot), listed in WebVoyager's ``[n]: <tag> "text";`` form. WebVoyager's own marking script numbers
   from 0 and draws in the page; both label what the agent can act on.
-- No fixed sleeps (WebVoyager waits 3 s after a click, 10 s after typing, 5 s for ``Wait``): actions here return
-  when the page has taken them, ``Wait`` pauses 1 s.
+- WebVoyager's fixed pauses (5 s after loading, 3 s after a click or a scroll, 10 s after typing, 5 s for ``Wait``,
+  2 s after going back) are caps here: the agent waits until the page has nothing left that could change it
+  (:mod:`vcoder.gui.page_changes`), at most that long (:data:`PAUSES_MS`).
 - ``Scroll [n]`` scrolls the window (WebVoyager focuses the element and presses Alt+arrow); ``Google`` cannot run
   (no network) and gets the "cannot be executed" message, as a failed action does.
 - ``run.py`` parses ``--temperature 1`` but does not forward it, so its server's default applied; here 1 is sent.
@@ -41,10 +42,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from typing import Any
 
 from vcoder.chat import ChatClient, ChatError, image_data_url
 from vcoder.gui.env import Action, GuiEnv, Observation, PageHung, draw_marks
+from vcoder.gui.page_changes import change_count, next_change
 from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict
 
 logger = logging.getLogger(__name__)
@@ -59,6 +62,10 @@ MAX_TOKENS = 1000
 SEED = 42
 #: WebVoyager's window (``--window_width 1024 --window_height 768``)
 WIDTH, HEIGHT = 1024, 768
+#: WebVoyager's fixed pauses in ms (``run.py``), the longest the agent waits for the page to settle
+PAUSES_MS = {"load": 5000, "click": 3000, "type": 10000, "scroll": 3000, "wait": 5000, "goback": 2000}
+#: ms between two looks while settling (each DOM change wakes it sooner), and kept free before the case's deadline
+SETTLE_POLL_MS, SETTLE_MARGIN_MS = 250, 1000
 
 # WebVoyager's SYSTEM_PROMPT (webvoyager/prompts.py in WebGen-Bench), verbatim: it is the protocol
 SYSTEM_PROMPT = """Imagine you are a robot browsing the web, just like humans. Now you need to complete a task. \
@@ -336,6 +343,8 @@ class WebVoyagerPolicy(Policy):
                 messages.append({"role": "user", "content": LIMIT_PROMPT.format(expected_result=case.expected_result)})
             elif not failure:
                 try:
+                    if iteration == 1:
+                        await settle(env, PAUSES_MS["load"])
                     obs = await env.observe()
                 except PageHung:
                     error = env.error
@@ -406,22 +415,41 @@ class WebVoyagerPolicy(Policy):
             result = await env.act(Action("type", number, fields["content"]))
             if result.ok:  # WebVoyager hits ENTER after typing
                 result = await env.act(Action("press", number, "Enter"))
+            if result.ok:
+                await settle(env, PAUSES_MS["type"])
             return (None if result.ok else result.error or "type failed"), warning
         elif kind == "scroll":
             delta = height * 2 // 3
             result = await env.act(Action("scroll", None, str(delta if fields["content"] == "down" else -delta)))
         elif kind == "wait":
-            result = await env.act(Action("wait", None, "1000"))
+            result = await env.act(Action("wait", None, "0"))
         elif kind == "goback":
             result = await env.act(Action("back"))
         elif kind == "google":
             return "Google: no network here", ""
         else:
             return f"unknown action {kind!r}", ""
+        if result.ok:
+            await settle(env, PAUSES_MS[kind])
         return (None if result.ok else result.error or f"{kind} failed"), ""
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+async def settle(env: GuiEnv, cap_ms: float) -> None:
+    """Wait until the page has nothing left that could change it by itself, at most ``cap_ms`` (and never past the
+    case's deadline); a page that stops answering is found by the next observation."""
+    end = time.monotonic() + max(min(cap_ms, env.remaining_s * 1000 - SETTLE_MARGIN_MS), 0.0) / 1000
+    try:
+        seen = await change_count(env)
+        while (left := (end - time.monotonic()) * 1000) > 0:
+            change = await next_change(env, seen, max_ms=min(left, SETTLE_POLL_MS), idle_within_ms=left)
+            if change.idle:
+                return
+            seen = change.count
+    except Exception as exc:  # hung or replaced: the next observation says so
+        logger.debug("settling the page: %s", exc)
 
 
 def obs_height(env: GuiEnv) -> int:
