@@ -134,6 +134,8 @@ def test_protocols_in_order_and_the_benchmark_window():
     assert config.fingerprint()["turn_format"] == "vcoder"
     bench = config.case_options("webgen-bench")
     assert (bench.width, bench.height, bench.case_step_limit) == (1024, 768, 30)
+    # each of the 15 iterations may use its request's whole budget (3 tries of 120 s) and the longest pause (10 s)
+    assert bench.case_deadline_ms == 15 * (3 * 120_000 + 10_000)
     assert (config.case_options().width, config.case_options().case_step_limit) == (1280, 15)
 
 

@@ -20,7 +20,8 @@ Protocols (--protocol): vcoder (default) grades as above. webgen-bench grades as
 WebVoyager agent (up to 15 iterations, the last 3 screenshots in the conversation, temperature 1, a 1024x768
 window) with the verdict read by substring of its last reply, and its 1-5 appearance prompt over up to 3 scrolled
 1024x768 screenshots (the first digit after "Grade"; unreadable = 0); accuracy over all cases of all tasks,
-appearance = the grades' sum / all tasks; --max-actions is its iteration budget. --protocol vcoder,webgen-bench builds each site once and grades it both
+appearance = the grades' sum / all tasks; --max-actions is its iteration budget, and a case may take every
+iteration's request budget (the benchmark bounds requests, not cases). --protocol vcoder,webgen-bench builds each site once and grades it both
 ways (the first one gives the headline numbers; summary.json's by_protocol has each)."""
 
 

@@ -133,7 +133,8 @@ class WebGenConfig:
 
     def case_options(self, protocol: str = "vcoder") -> EpisodeOptions:
         """The final grading's options under ``protocol``: the test cases only. WebGen-Bench's agent acts in a
-        1024 x 768 window and may spend two page actions on one iteration (typing, then Enter)."""
+        1024 x 768 window, may spend two page actions on one iteration (typing, then Enter), and is bounded per
+        request, not per case: its case deadline is at least every iteration's request and longest pause."""
         options = dataclasses.replace(
             self.episode_options(),
             screenshot_weight=0.0,
@@ -142,7 +143,11 @@ class WebGenConfig:
             case_deadline_ms=self.case_timeout_ms,
         )
         if protocol == "webgen-bench":
-            from vcoder.gui.webvoyager import HEIGHT, WIDTH
+            from vcoder.gui.webvoyager import HEIGHT, PAUSES_MS, WIDTH
 
-            options = dataclasses.replace(options, width=WIDTH, height=HEIGHT, case_step_limit=2 * self.max_actions)
+            request_ms = self.agent_timeout_ms * (self.retries + 1) + max(PAUSES_MS.values())
+            deadline_ms = max(self.case_timeout_ms, self.max_actions * request_ms)
+            options = dataclasses.replace(
+                options, width=WIDTH, height=HEIGHT, case_step_limit=2 * self.max_actions, case_deadline_ms=deadline_ms
+            )
         return options

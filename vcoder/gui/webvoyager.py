@@ -396,7 +396,7 @@ class WebVoyagerPolicy(Policy):
         last = replies[-1] if replies else ""
         verdict = read_verdict(last)
         details = (
-            f"answer: {verdict.value} {' '.join(last.split())[:400]}".strip(),
+            f"answer: {verdict.value} {' '.join(last.split())}".strip(),  # whole: the verdict's evidence
             f"iterations: {iterations}",
             *(f"{i}. {' '.join(r.split())[:300]}" for i, r in enumerate(replies, 1)),
         )
