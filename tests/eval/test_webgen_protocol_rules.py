@@ -165,3 +165,22 @@ def test_the_cli_refuses_an_unknown_protocol(tmp_path):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "protocol must be vcoder or webgen-bench" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_final_site_is_what_the_last_step_served(tmp_path):
+    from types import SimpleNamespace
+
+    from vcoder.eval.webgen_task import final_site
+
+    result = SimpleNamespace(out_dir=tmp_path, files={"index.html": "<p>source</p>"})
+    written = tmp_path / "step_2" / "site"
+    assert final_site(result, SimpleNamespace(turn=2)) == ({"index.html": "<p>source</p>"}, written)
+    assert final_site(result, SimpleNamespace(turn=2, served_dir=written))[1] == written
+    dist = tmp_path / "step_2" / "build" / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text('<script type="module" src="/assets/index.js"></script>')
+    (dist / "assets" / "index.js").write_text("document.body.append('built')")
+    (dist / "assets" / "logo.png").write_bytes(b"\x89PNG")
+    files, folder = final_site(result, SimpleNamespace(turn=2, served_dir=dist))  # a Bolt project's build
+    assert folder == dist and sorted(files) == ["assets/index.js", "index.html"]
+    assert final_site(result, SimpleNamespace(turn=2, served_dir=None)) == ({}, None)  # its build failed

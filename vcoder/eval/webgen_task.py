@@ -41,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 #: requests in flight from one task's GUI agent (its cases run concurrently)
 AGENT_CONCURRENCY = 4
+#: the text files of a built site handed to the graders (its entry page is what they need; the rest is logged)
+SERVED_TEXT = (".html", ".css", ".js", ".json", ".svg", ".txt")
 
 
 def folder_name(task_id: str) -> str:
@@ -153,9 +155,9 @@ class TaskRunner:
                 task.id, cases, appearance=appearance, built=False, error=f"build failed: {why}", extra=extra
             )
         last = good[-1]
-        site_dir = result.out_dir / f"step_{last.turn}" / "site"  # the episode folder's layout (site_workspace)
+        files, site_dir = final_site(result, last)
         graded = await asyncio.gather(
-            *(self._grade(p, task, result.files, site_dir, last, folder, instruments) for p in protocols)
+            *(self._grade(p, task, files, site_dir, last, folder, instruments) for p in protocols)
         )
         problems = [problem for g in graded for problem in g.problems]
         if problems:
@@ -245,6 +247,22 @@ class TaskRunner:
         except Exception as exc:  # a report without one picture is still a report
             logger.warning("thumbnail of %s: %s", folder.name, exc)
         return str((folder / "final.png").relative_to(self.out))
+
+
+def final_site(result: EpisodeResult, last: Any) -> tuple[dict[str, str], Path | None]:
+    """The files and folder the final step served: the step's ``site/`` (the episode folder's layout), or the folder
+    a built project served (``served_dir``, a Bolt project's ``dist/``; None when its build failed)."""
+    written = result.out_dir / f"step_{last.turn}" / "site"
+    if not hasattr(last, "served_dir") or last.served_dir == written:
+        return dict(result.files), written
+    served = last.served_dir
+    if served is None:
+        return {}, None
+    files = {}
+    for path in sorted(Path(served).rglob("*")):
+        if path.is_file() and path.suffix.lower() in SERVED_TEXT:
+            files[path.relative_to(served).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+    return files, Path(served)
 
 
 def _episode_fields(result: EpisodeResult) -> dict[str, Any]:
