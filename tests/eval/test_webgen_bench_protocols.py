@@ -62,12 +62,12 @@ def both(pool, tmp_path_factory):
         config = WebGenConfig(
             base_url=server.base_url,
             model="scripted",
-            agent_base_url=server.base_url,
-            agent_model="scripted-agent",
+            gui_base_url=server.base_url,
+            gui_model="scripted-agent",
             protocol="vcoder,webgen-bench",
             width=640,
             height=480,
-            case_timeout_ms=120_000,
+            gui_deadline_ms=120_000,
         )
         summary = evaluate_webgen(tmp / "tasks.jsonl", tmp / "out", config, progress=False, pool=pool)
         bodies = list(server.bodies)

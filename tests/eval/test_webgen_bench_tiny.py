@@ -18,10 +18,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 def run(tmp_path, builder: tuple[str, str], agent: tuple[str, str], out: str, *extra: str):
     cmd = [sys.executable, "-m", "vcoder", "eval", "webgen-bench", "--tasks", str(tmp_path / "tasks.jsonl")]
-    cmd += ["--base-url", builder[0], "--model", builder[1], "--agent-base-url", agent[0], "--agent-model", agent[1]]
+    cmd += ["--base-url", builder[0], "--model", builder[1], "--gui-base-url", agent[0], "--gui-model", agent[1]]
     cmd += ["--out", str(tmp_path / out), "--json", "--no-progress", "--width", "640", "--height", "480"]
-    cmd += ["--extra-body", json.dumps({"generation_config": SAMPLING}), "--retries", "1", "--concurrency", "1"]
-    cmd += ["--agent-timeout-ms", "180000", "--case-timeout-ms", "400000", *extra]
+    cmd += [
+        "--extra-body",
+        json.dumps({"generation_config": SAMPLING}),
+        "--max-retries",
+        "1",
+        "--max-concurrency",
+        "1",
+    ]
+    cmd += ["--gui-timeout-ms", "180000", "--judge-timeout-ms", "180000", "--gui-deadline-ms", "400000", *extra]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
 
 
@@ -39,7 +46,7 @@ def test_the_tiny_model_as_gui_agent_and_judge(tmp_path, tiny_vlm_server):
     served = (tiny_vlm_server.base_url, tiny_vlm_server.model)
     with RoutedServer() as builder:
         proc = run(
-            tmp_path, (builder.base_url, "scripted"), served, "out", "--max-actions", "2", "--agent-max-tokens", "24"
+            tmp_path, (builder.base_url, "scripted"), served, "out", "--gui-step-limit", "2", "--gui-max-tokens", "24"
         )
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads(proc.stdout)
@@ -80,7 +87,14 @@ def test_the_tiny_model_under_the_benchmarks_protocol(tmp_path, tiny_vlm_server)
     served = (tiny_vlm_server.base_url, tiny_vlm_server.model)
     with RoutedServer() as builder:
         proc = run(
-            tmp_path, (builder.base_url, "scripted"), served, "out", "--max-actions", "2", "--protocol", "webgen-bench"
+            tmp_path,
+            (builder.base_url, "scripted"),
+            served,
+            "out",
+            "--gui-step-limit",
+            "2",
+            "--protocol",
+            "webgen-bench",
         )
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads(proc.stdout)

@@ -125,18 +125,18 @@ def test_each_protocol_divides_as_its_scripts_do():
 @pytest.mark.parametrize("protocol", ["nope", "vcoder,vcoder", "", "webgen_bench"])
 def test_an_unknown_protocol_is_refused(protocol):
     with pytest.raises(ValueError, match="protocol must be vcoder or webgen-bench"):
-        WebGenConfig(base_url="u", model="m", agent_base_url="u", agent_model="a", protocol=protocol)
+        WebGenConfig(base_url="u", model="m", gui_base_url="u", gui_model="a", protocol=protocol)
 
 
 def test_protocols_in_order_and_the_benchmark_window():
-    config = WebGenConfig(base_url="u", model="m", agent_base_url="u", agent_model="a", protocol="webgen-bench,vcoder")
+    config = WebGenConfig(base_url="u", model="m", gui_base_url="u", gui_model="a", protocol="webgen-bench,vcoder")
     assert config.protocols == ("webgen-bench", "vcoder") and config.fingerprint()["protocol"] == "webgen-bench,vcoder"
     assert config.fingerprint()["turn_format"] == "vcoder"
     bench = config.case_options("webgen-bench")
-    assert (bench.width, bench.height, bench.case_step_limit) == (1024, 768, 30)
+    assert (bench.width, bench.height, bench.gui_step_limit) == (1024, 768, 30)
     # each of the 15 iterations may use its request's whole budget (3 tries of 120 s) and the longest pause (10 s)
-    assert bench.case_deadline_ms == 15 * (3 * 120_000 + 10_000)
-    assert (config.case_options().width, config.case_options().case_step_limit) == (1280, 15)
+    assert bench.gui_deadline_ms == 15 * (3 * 120_000 + 10_000)
+    assert (config.case_options().width, config.case_options().gui_step_limit) == (1280, 15)
 
 
 def test_a_run_resumes_only_under_its_own_protocol(tmp_path):
@@ -151,7 +151,7 @@ def test_a_run_resumes_only_under_its_own_protocol(tmp_path):
     # written before protocols existed: it was a vcoder run
     old = {"model": "m", "agent_model": "a", "judge_model": "a", "max_turns": 1, "max_actions": 15}
     (out / "run.json").write_text(json.dumps(old))
-    settings = {"base_url": dead, "model": "m", "agent_base_url": dead, "agent_model": "a", "retries": 0}
+    settings = {"base_url": dead, "model": "m", "gui_base_url": dead, "gui_model": "a", "max_retries": 0}
     with pytest.raises(ValueError, match="protocol 'vcoder' -> 'webgen-bench'"):
         evaluate_webgen(tmp_path / "tasks.jsonl", out, WebGenConfig(**settings, protocol="webgen-bench"))
     with pytest.raises(EndpointUnavailable):  # the same protocol passes the check and goes on to the servers
@@ -160,8 +160,8 @@ def test_a_run_resumes_only_under_its_own_protocol(tmp_path):
 
 def test_the_cli_refuses_an_unknown_protocol(tmp_path):
     cmd = [sys.executable, "-m", "vcoder", "eval", "webgen-bench", "--tasks", str(tmp_path / "t.jsonl")]
-    cmd += ["--base-url", "http://127.0.0.1:9", "--model", "m", "--agent-base-url", "http://127.0.0.1:9"]
-    cmd += ["--agent-model", "a", "--out", str(tmp_path / "out"), "--protocol", "webgen_bench"]
+    cmd += ["--base-url", "http://127.0.0.1:9", "--model", "m", "--gui-base-url", "http://127.0.0.1:9"]
+    cmd += ["--gui-model", "a", "--out", str(tmp_path / "out"), "--protocol", "webgen_bench"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "protocol must be vcoder or webgen-bench" in proc.stderr
     assert not (tmp_path / "out").exists()

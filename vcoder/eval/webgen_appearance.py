@@ -149,7 +149,7 @@ async def scrolled_screenshots(
     site_dir: Path,
     html: str,
     *,
-    load_timeout_ms: float = 30_000,
+    render_timeout_ms: float = 30_000,
     settle_timeout_ms: float = 15_000,
     settle_quiet_ms: float = 300,
     max_shots: int = MAX_SHOTS,
@@ -161,7 +161,7 @@ async def scrolled_screenshots(
         pool: an ``AsyncBrowserPool`` or ``BrowserPool``.
         site_dir: the site's folder (its files load by relative URL).
         html: its entry page.
-        load_timeout_ms: budget of the page load.
+        render_timeout_ms: budget of the page load.
         settle_timeout_ms, settle_quiet_ms: how long the page may settle, and the quiet that ends it.
         max_shots: the most screenshots.
 
@@ -173,7 +173,7 @@ async def scrolled_screenshots(
     apool = getattr(pool, "async_pool", pool)
 
     async def shoot() -> list[bytes]:
-        opened = apool.open_page(html, width=WIDTH, height=HEIGHT, timeout_ms=load_timeout_ms, base_dir=site_dir)
+        opened = apool.open_page(html, width=WIDTH, height=HEIGHT, timeout_ms=render_timeout_ms, base_dir=site_dir)
         try:
             page = await opened.__aenter__()
         except RuntimeError as exc:  # the page did not load: the site's failure, graded 0
@@ -187,7 +187,7 @@ async def scrolled_screenshots(
                 logger.debug("settling %s: %s", site_dir, exc)
             shots: list[bytes] = []
             try:
-                await _take(page, shots, max_shots, load_timeout_ms / 1000)
+                await _take(page, shots, max_shots, render_timeout_ms / 1000)
             except Exception as exc:  # a page that stops answering: the site's failure; what was taken stays
                 logger.info("appearance screenshots of %s stopped after %d: %s", site_dir, len(shots), exc)
                 with contextlib.suppress(Exception):  # a looping script: the pool replaces the closed page

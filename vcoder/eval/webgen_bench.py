@@ -141,7 +141,7 @@ def run_summary(stored: dict[str, dict[str, Any]], rows: list[dict[str, Any]], c
     parts = {p: protocol_summary(stored, tasks, p, case_counts=counts) for p in config.protocols}
     for part in parts.values():
         part.update(
-            agent_model=config.agent_model, judge_model=summary["judge_model"], turn_format=config.builder_format
+            agent_model=config.gui_model, judge_model=summary["judge_model"], turn_format=config.builder_format
         )
     head = parts[config.protocols[0]]
     summary.update(protocol=head["protocol"], accuracy=head["accuracy"], appearance=head["appearance"])
@@ -181,17 +181,21 @@ def _clients(config: WebGenConfig) -> dict[str, Any]:
     """One ``ChatClient`` per endpoint role, keyed by the CLI flag that names it."""
     from vcoder.chat import ChatClient
 
-    common = {"max_retries": config.retries, "extra_body": config.extra_body}
+    common = {"max_retries": config.max_retries, "extra_body": config.extra_body}
     clients = {
         "--base-url": ChatClient(
-            config.base_url, config.model, timeout_ms=config.timeout_ms, max_concurrency=config.concurrency, **common
+            config.base_url,
+            config.model,
+            timeout_ms=config.timeout_ms,
+            max_concurrency=config.max_concurrency,
+            **common,
         ),
-        "--agent-base-url": ChatClient(
-            config.agent_base_url, config.agent_model, timeout_ms=config.agent_timeout_ms, **common
+        "--gui-base-url": ChatClient(
+            config.gui_base_url, config.gui_model, timeout_ms=config.gui_timeout_ms, **common
         ),
     }
     if config.judge_endpoint is not None:
-        clients["--judge-base-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.agent_timeout_ms, **common)
+        clients["--judge-base-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.judge_timeout_ms, **common)
     return clients
 
 
@@ -218,7 +222,7 @@ async def _run_all(todo, out: Path, config: WebGenConfig, pool, writer: ResultsW
 
     builder = _clients(config)["--base-url"]
     runner = TaskRunner(config=config, out=out, pool=pool, builder=builder)
-    gate = asyncio.Semaphore(config.concurrency)
+    gate = asyncio.Semaphore(config.max_concurrency)
     counted = {"score": 0.0, "cases": 0}
 
     async def one(row: dict[str, Any]) -> None:

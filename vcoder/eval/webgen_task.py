@@ -83,13 +83,13 @@ class TaskRunner:
         if config.judge_endpoint is not None:
             judge = ScreenshotJudge(
                 *config.judge_endpoint,
-                timeout_ms=config.agent_timeout_ms,
-                max_retries=config.retries,
+                timeout_ms=config.judge_timeout_ms,
+                max_retries=config.max_retries,
                 extra_body=config.extra_body,
             )
         instruments = _Instruments(judge=judge, agents={p: self._agent(p) for p in config.protocols})
         if config.judge_endpoint is not None and "webgen-bench" in config.protocols:
-            instruments.benchmark_judge = self._client(*config.judge_endpoint)
+            instruments.benchmark_judge = self._client(*config.judge_endpoint, config.judge_timeout_ms)
         try:
             result = await self._build_and_test(task, folder, instruments)
         finally:
@@ -104,14 +104,14 @@ class TaskRunner:
             "elapsed_s": round(time.monotonic() - started, 3),
         }
 
-    def _client(self, base_url: str, model: str) -> WatchedClient:
+    def _client(self, base_url: str, model: str, timeout_ms: int) -> WatchedClient:
         config = self.config
         return WatchedClient(
             ChatClient(
                 base_url,
                 model,
-                timeout_ms=config.agent_timeout_ms,
-                max_retries=config.retries,
+                timeout_ms=timeout_ms,
+                max_retries=config.max_retries,
                 max_concurrency=AGENT_CONCURRENCY,
                 extra_body=config.extra_body,
             )
@@ -119,10 +119,11 @@ class TaskRunner:
 
     def _agent(self, protocol: str) -> Any:
         """The GUI agent of ``protocol``: vcoder's VLM policy, or WebGen-Bench's WebVoyager."""
-        client = self._client(self.config.agent_base_url, self.config.agent_model)
+        config = self.config
+        client = self._client(config.gui_base_url, config.gui_model, config.gui_timeout_ms)
         if protocol == "webgen-bench":
-            return WebVoyagerPolicy(client=client, max_iterations=self.config.max_actions)
-        return VLMPolicy(client=client, max_tokens=self.config.agent_max_tokens)
+            return WebVoyagerPolicy(client=client, max_iterations=config.gui_step_limit)
+        return VLMPolicy(client=client, max_tokens=config.gui_max_tokens)
 
     async def _build_and_test(self, task: SiteTask, folder: Path, instruments: _Instruments) -> dict[str, Any]:
         log = self.config.verdict_log
@@ -213,7 +214,7 @@ class TaskRunner:
                 self.pool,
                 site_dir,
                 html,
-                load_timeout_ms=options.load_timeout_ms,
+                render_timeout_ms=options.render_timeout_ms,
                 settle_timeout_ms=options.settle_timeout_ms,
                 settle_quiet_ms=options.settle_quiet_ms,
             )

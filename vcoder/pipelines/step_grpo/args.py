@@ -69,6 +69,13 @@ class StepGRPOScriptArguments:
         metadata={"help": f"Ablations, any of {ABLATIONS} (naive/cumulative exclusive, one component at most)."},
     )
     max_turns: int = field(default=5, metadata={"help": "Turns per episode (WebGen-Agent: 5)."})
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The policy's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's "
+            "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
+        },
+    )
     max_turn_tokens: int = field(
         default=2048, metadata={"help": "Tokens one reply may have (<= max_completion_length, the trajectory's)."}
     )
@@ -84,7 +91,7 @@ class StepGRPOScriptArguments:
     render_height: int = field(default=720, metadata={"help": "Viewport height, px."})
     render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page, ms."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
-    case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
+    gui_deadline_ms: int = field(default=20_000, metadata={"help": "Wall-clock deadline of one test case, ms."})
     gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
     gui_action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(
@@ -119,7 +126,11 @@ class StepGRPOScriptArguments:
     test_writer_model: str | None = field(
         default=None, metadata={"help": "The test writer's model name (None: gui_model)."}
     )
-    endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
+    judge_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one screenshot-judge request, ms."})
+    gui_timeout_ms: int = field(
+        default=20_000, metadata={"help": "Budget of one GUI-agent request, ms (a case's deadline bounds it too)."}
+    )
+    test_writer_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one test-writer request, ms."})
     save_episodes: bool = field(
         default=False,
         metadata={"help": "Keep every episode's folder (replies, sites, screenshots) under output_dir/episodes."},
@@ -204,6 +215,7 @@ class StepGRPOScriptArguments:
         screenshot, gui = self.component_weights()
         return EpisodeOptions(
             max_turns=self.max_turns,
+            turn_format=self.turn_format,
             screenshot_weight=screenshot,
             gui_weight=gui,
             malformed_reward=self.malformed_reward,
@@ -211,46 +223,13 @@ class StepGRPOScriptArguments:
             feedback_image_side=self.feedback_image_side,
             width=self.render_width,
             height=self.render_height,
-            load_timeout_ms=self.render_timeout_ms,
+            render_timeout_ms=self.render_timeout_ms,
             settle_timeout_ms=self.settle_timeout_ms,
-            case_step_limit=self.gui_step_limit,
-            case_deadline_ms=self.case_deadline_ms,
+            gui_step_limit=self.gui_step_limit,
+            gui_deadline_ms=self.gui_deadline_ms,
             action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
         )
-
-    def grader(self, output_dir: str | None = None):
-        """The ``SiteGrader`` these arguments describe, on the process's shared browser pool; for
-        ``webgen_instruct`` a ``WrittenTestGrader`` whose written tests are kept in ``output_dir/gui_tests``."""
-        from vcoder.gui.judge import ScreenshotJudge
-        from vcoder.gui.vlm_policy import VLMPolicy
-        from vcoder.rendering import get_default_pool
-        from vcoder.sites.grading import SiteGrader
-
-        judge = gui_agent = None
-        if self.judge_base_url:
-            judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
-        if self.gui_base_url:
-            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.endpoint_timeout_ms)
-        pool = get_default_pool(max_pages=self.render_max_pages)
-        if self.dataset == "webgen_instruct":
-            from vcoder.chat import ChatClient
-            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
-
-            client = ChatClient(
-                self.test_writer_base_url or self.gui_base_url,
-                self.test_writer_model or self.gui_model,
-                timeout_ms=self.endpoint_timeout_ms,
-            )
-            cache = os.path.join(output_dir, "gui_tests") if output_dir else None
-            return WrittenTestGrader(
-                GuiTestWriter(client, cache_dir=cache),
-                pool=pool,
-                judge=judge,
-                gui_agent=gui_agent,
-                verdict_log=self.verdict_log,
-            )
-        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
 
 
 def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:
