@@ -34,7 +34,11 @@ TASKS = [
             case("Check the cakes [wv:quirk] [PARTIAL]"),
         ],
     ),
-    task("short", "A shop. [site:good] [grade:none]", [case("Buy [wv:format] [YES]"), case("Pay [wv:bad] [YES]")]),
+    task(
+        "short",
+        "A shop. [site:good] [grade:none]",
+        [case("Buy [wv:format] [YES]"), case("Pay [wv:bad] [YES]"), case("Browse [wv:scroll-in] [NO]")],
+    ),
     task("broken", "A blog. [site:garbage]", [case("Read [wv:click] [YES]")]),
 ]
 
@@ -84,12 +88,12 @@ def test_both_protocols_grade_the_same_sites_each_by_its_own_arithmetic(both):
     assert summary == json.loads((out / "summary.json").read_text())
     assert (summary["protocol"], summary["tasks"], summary["complete"], summary["n_scored"]) == ("vcoder", 3, True, 3)
     vc, wb = summary["by_protocol"]["vcoder"], summary["by_protocol"]["webgen-bench"]
-    # vcoder: the [YES]/[PARTIAL]/[NO] markers: tall 1 + 0 + 0.5, short 1 + 1, broken 0 -> 3.5 / 6
-    assert summary["accuracy"] == vc["accuracy"] == pytest.approx(3.5 / 6)
+    # vcoder: the [YES]/[PARTIAL]/[NO] markers: tall 1 + 0 + 0.5, short 1 + 1 + 0, broken 0 -> 3.5 / 7
+    assert summary["accuracy"] == vc["accuracy"] == pytest.approx(3.5 / 7)
     # webgen-bench: tall click YES + loop PARTIAL + quirk YES (NO answered, YES in its thought); short format
-    # PARTIAL + bad NO; broken NO -> 3 / 6
-    assert wb["accuracy"] == pytest.approx(3.0 / 6)
-    assert (wb["yes"], wb["partial"], wb["no"]) == (2, 2, 2) and (vc["yes"], vc["partial"], vc["no"]) == (3, 1, 2)
+    # PARTIAL + bad NO + scroll inside the button YES (the press ran on the page); broken NO -> 4 / 7
+    assert wb["accuracy"] == pytest.approx(4.0 / 7)
+    assert (wb["yes"], wb["partial"], wb["no"]) == (3, 2, 2) and (vc["yes"], vc["partial"], vc["no"]) == (3, 1, 3)
     # appearance: vcoder's judge "Score: 4" on the two built sites, 0 for the broken one, mean 8/3; the benchmark's
     # "Grade: 4" on tall, an unparsed reply (0) on short, 0 for the broken one, summed over all 3 tasks
     assert summary["appearance"] == vc["appearance"] == pytest.approx(8 / 3)
@@ -102,7 +106,7 @@ def test_both_protocols_grade_the_same_sites_each_by_its_own_arithmetic(both):
         )
         assert part["tasks"] == 3 and part["complete"]
     assert summary["turn_format"] == "vcoder" and summary["agent_model"] == "scripted-agent"
-    assert "under webgen-bench: accuracy 50.0%, appearance 1.33/5" in summary_line(summary)
+    assert "under webgen-bench: accuracy 57.1%, appearance 1.33/5" in summary_line(summary)
     report = (out / "report.html").read_text()
     assert "By protocol" in report and "webgen-bench protocol (the benchmark" in report
     tall = rows["tall"]["by_protocol"]["webgen-bench"]

@@ -69,7 +69,7 @@ def webvoyager_answer(body: dict) -> str:
     """WebVoyager's replies, scripted by the case's ``[wv:...]`` marker (the task is in the first user message).
 
     click: click the Menu button by its number, then YES if its label changed; loop: scroll until the limit prompt,
-    then "PARTIAL"; quirk: an ANSWER of NO whose thought says YES (the benchmark reads YES); format: a reply without
+    then "PARTIAL"; scroll-in: scroll inside the Menu button, then YES if that could be done; quirk: an ANSWER of NO whose thought says YES (the benchmark reads YES); format: a reply without
     Thought/Action, then PARTIAL; bad: an element that does not exist, then NO.
     """
     messages = body["messages"]
@@ -91,6 +91,12 @@ def webvoyager_answer(body: dict) -> str:
         return "Thought: I hoped for YES, but nothing happened.\nAction: ANSWER; NO"
     if script == "format":
         return "Thought: fine.\nAction: ANSWER; PARTIAL" if last == FORMAT_ERROR else "It works, I think."
+    if script == "scroll-in":  # scroll inside the Menu button, then say whether that action could be carried out
+        if turn == 0:
+            number = re.search(r'\[(\d+)\]: <button> "Menu";', latest).group(1)
+            return f"Thought: scroll in it.\nAction: Scroll [{number}]; [down]"
+        verdict = "NO" if "cannot be executed" in latest else "YES"
+        return f"Thought: that worked.\nAction: ANSWER; {verdict}"
     if script == "bad":
         return "Thought: nothing left.\nAction: ANSWER; NO" if turn else "Thought: that one.\nAction: Click [999]"
     return "Thought: done.\nAction: ANSWER; NO"

@@ -29,8 +29,7 @@ why:
 - WebVoyager's fixed pauses (5 s after loading, 3 s after a click or a scroll, 10 s after typing, 5 s for ``Wait``,
   2 s after going back) are caps here: the agent waits until the page has nothing left that could change it
   (:mod:`vcoder.gui.page_changes`), at most that long (:data:`PAUSES_MS`).
-- ``Scroll [n]`` scrolls the window (WebVoyager focuses the element and presses Alt+arrow); ``Google`` cannot run
-  (no network) and gets the "cannot be executed" message, as a failed action does.
+- ``Google`` cannot run (no network) and gets the "cannot be executed" message, as a failed action does.
 - ``run.py`` parses ``--temperature 1`` but does not forward it, so its server's default applied; here 1 is sent.
 - A request that fails after its retries makes the case an infrastructure failure (the task is retried, through
   :class:`~vcoder.chat.WatchedClient`); WebVoyager stops and reads the last earlier reply.
@@ -418,9 +417,12 @@ class WebVoyagerPolicy(Policy):
             if result.ok:
                 await settle(env, PAUSES_MS["type"])
             return (None if result.ok else result.error or "type failed"), warning
-        elif kind == "scroll":
+        elif kind == "scroll" and fields["number"] == "WINDOW":  # 2/3 of the window, as run.py scrolls it
             delta = height * 2 // 3
             result = await env.act(Action("scroll", None, str(delta if fields["content"] == "down" else -delta)))
+        elif kind == "scroll":  # run.py focuses the element and presses Alt+arrow (a press on it focuses it first)
+            key = "Alt+ArrowDown" if fields["content"] == "down" else "Alt+ArrowUp"
+            result = await env.act(Action("press", int(fields["number"]), key))
         elif kind == "wait":
             result = await env.act(Action("wait", None, "0"))
         elif kind == "goback":
