@@ -29,7 +29,8 @@ why:
 - WebVoyager's fixed pauses (5 s after loading, 3 s after a click or a scroll, 10 s after typing, 5 s for ``Wait``,
   2 s after going back) are caps here: the agent waits until the page has nothing left that could change it
   (:mod:`vcoder.gui.page_changes`), at most that long (:data:`PAUSES_MS`).
-- ``Google`` cannot run (no network) and gets the "cannot be executed" message, as a failed action does.
+- ``Google`` cannot run (no network) and gets the "cannot be executed" message, as a failed action does; so does
+  ``Type`` into an element that cannot be filled (WebVoyager clicks it and sends the keys anyway, with its warning).
 - ``run.py`` parses ``--temperature 1`` but does not forward it, so its server's default applied; here 1 is sent.
 - A request that fails after its retries makes the case an infrastructure failure (the task is retried, through
   :class:`~vcoder.chat.WatchedClient`); WebVoyager stops and reads the last earlier reply.
