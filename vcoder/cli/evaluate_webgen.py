@@ -14,7 +14,15 @@ and grade the appearance (0-5) with the screenshot judge (default: the agent's e
 (one line per task, resumable: a re-run skips scored tasks and retries the others), OUT/summary.json, OUT/report.html
 and OUT/tasks/<id>/. Accuracy = (YES + 0.5 x PARTIAL) / cases; a site that fails to build counts 0.
 Exit status: 0 every task scored, 3 some tasks not scored (a server or the browser failed: run again to retry them),
-2 usage or configuration error (bad tasks file, unreachable server: nothing written)."""
+2 usage or configuration error (bad tasks file, unreachable server: nothing written).
+
+Protocols (--protocol): vcoder (default) grades as above. webgen-bench grades as WebGen-Bench's own scripts do: its
+WebVoyager agent (up to 15 iterations, the last 3 screenshots in the conversation, temperature 1, a 1024x768
+window) with the verdict read by substring of its last reply, and its 1-5 appearance prompt over up to 3 scrolled
+1024x768 screenshots (the first digit after "Grade"; unreadable = 0); accuracy over all cases of all tasks,
+appearance = the grades' sum / all tasks; --gui-step-limit is its iteration budget, and a case may take every
+iteration's request budget (the benchmark bounds requests, not cases). --protocol vcoder,webgen-bench builds each
+site once and grades it both ways (the first one gives the headline numbers; summary.json's by_protocol has each)."""
 
 
 def add_parser(bench) -> None:
@@ -75,6 +83,12 @@ def add_parser(bench) -> None:
         help="append every graded site (the final sites' test cases, the judge's grades of each turn) to this JSONL "
         "verdict log, the outcome reward model's training data (`vcoder orm train --verdicts`)",
     )
+    w.add_argument(
+        "--protocol",
+        default="vcoder",
+        help="how the final sites are graded: vcoder (default), webgen-bench (the benchmark's own agent, appearance "
+        "prompt and arithmetic), or vcoder,webgen-bench (both, on sites built once)",
+    )
     w.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     w.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -118,6 +132,7 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             feedback_images=args.feedback_images,
             max_pages=args.max_pages,
             verdict_log=args.verdict_log,
+            protocol=args.protocol,
         )
     except (UsageError, ValueError) as exc:
         return usage(str(exc))

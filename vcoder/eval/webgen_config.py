@@ -16,6 +16,11 @@ from vcoder.sites.records import EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
 MAX_ACTIONS = 15
+#: how sites are graded: vcoder's own protocol, or WebGen-Bench's as its scripts run it (vcoder.eval.webgen_appearance,
+#: vcoder.gui.webvoyager)
+PROTOCOLS = ("vcoder", "webgen-bench")
+#: what a run.json written before a setting existed is taken to have used
+FINGERPRINT_DEFAULTS = {"protocol": "vcoder", "turn_format": "vcoder"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,13 @@ class WebGenConfig:
         default=None,
         metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
     )
+    protocol: str = field(
+        default="vcoder",
+        metadata={
+            "help": "How the final sites are graded: vcoder, webgen-bench, or both comma-separated (the sites are "
+            "built once; the first one gives the headline numbers)."
+        },
+    )
 
     def __post_init__(self) -> None:
         if not 1 <= self.gui_step_limit <= MAX_ACTIONS:
@@ -64,11 +76,28 @@ class WebGenConfig:
             raise ValueError(
                 f"these settings must be >= 1 (max_retries >= 0): {bad or {'max_retries': self.max_retries}}"
             )
+        names = [p.strip() for p in self.protocol.split(",")]
+        unknown = [p for p in names if p not in PROTOCOLS]
+        if unknown or not names or len(set(names)) != len(names):
+            raise ValueError(
+                f"protocol must be {' or '.join(PROTOCOLS)}, or both comma-separated (each once), got "
+                f"{self.protocol!r}"
+            )
         if bool(self.judge_base_url) != bool(self.judge_model):
             raise ValueError(
                 f"judge_base_url and judge_model go together (got {self.judge_base_url!r}, {self.judge_model!r}); "
                 "give both, or neither to use the agent's endpoint"
             )
+
+    @property
+    def protocols(self) -> tuple[str, ...]:
+        """The grading protocols, the headline one first."""
+        return tuple(p.strip() for p in self.protocol.split(","))
+
+    @property
+    def builder_format(self) -> str:
+        """The builder's turn format (``vcoder`` unless the config carries a ``turn_format``)."""
+        return getattr(self, "turn_format", "vcoder")
 
     @property
     def mode(self) -> str:
@@ -93,6 +122,8 @@ class WebGenConfig:
             "judge_model": judge[1] if judge else None,
             "max_turns": self.max_turns,
             "max_actions": self.gui_step_limit,
+            "protocol": ",".join(self.protocols),
+            "turn_format": self.builder_format,
         }
 
     def episode_options(self) -> EpisodeOptions:
@@ -110,12 +141,27 @@ class WebGenConfig:
             temperature=self.temperature,
         )
 
-    def case_options(self) -> EpisodeOptions:
-        """The final grading's options: the test cases only."""
-        return dataclasses.replace(
+    def case_options(self, protocol: str = "vcoder") -> EpisodeOptions:
+        """The final grading's options under ``protocol``: the test cases only. WebGen-Bench's agent acts in a
+        1024 x 768 window, may spend two page actions on one iteration (typing, then Enter), and is bounded per
+        request, not per case: its case deadline is at least every iteration's request and longest pause."""
+        options = dataclasses.replace(
             self.episode_options(),
             screenshot_weight=0.0,
             gui_weight=1.0,
             gui_step_limit=self.gui_step_limit,
             gui_deadline_ms=self.gui_deadline_ms,
         )
+        if protocol == "webgen-bench":
+            from vcoder.gui.webvoyager import HEIGHT, PAUSES_MS, WIDTH
+
+            request_ms = self.gui_timeout_ms * (self.max_retries + 1) + max(PAUSES_MS.values())
+            deadline_ms = max(self.gui_deadline_ms, self.gui_step_limit * request_ms)
+            options = dataclasses.replace(
+                options,
+                width=WIDTH,
+                height=HEIGHT,
+                gui_step_limit=2 * self.gui_step_limit,
+                gui_deadline_ms=deadline_ms,
+            )
+        return options

@@ -22,11 +22,19 @@ from vcoder.suggest import did_you_mean, unknown_names
 TRAINERS = ("grpo", "step_grpo")
 ALGORITHMS = ("grpo", "webrl")
 PREDICTORS = ("kind", "orm", "critic")
+REPLAY_MODES = ("rl", "sft")
 #: settings added after run folders existed: left out of the fingerprint while they keep these values, and read as
 #: these values from an older config.json, so those folders still resume
-LATER_DEFAULTS: dict[str, Any] = {"algorithm": "grpo", "critic_learning_rate": 1e-3}
+LATER_DEFAULTS: dict[str, Any] = {
+    "algorithm": "grpo",
+    "critic_learning_rate": 1e-3,
+    "replay_mode": "sft",
+    "heldout_size": 0,
+    "heldout_seed": 900_000,
+    "seed": None,
+}
 #: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
-OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
+OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy", "seed")
 
 
 class CurriculumConfigError(ValueError):
@@ -96,17 +104,51 @@ class CurriculumConfig:
     )
     writer_failures_shown: int = field(default=3, metadata={"help": "Failed tasks shown in one writing request."})
     writer_requests: int = field(default=2, metadata={"help": "Task-writing requests per phase."})
-    replay_weight: float = field(default=0.5, metadata={"help": "Weight of the replay NLL term in the loss (0: off)."})
+    replay_mode: str = field(
+        default="rl",
+        metadata={
+            "help": f"How kept replay samples train, one of {REPLAY_MODES}: rl (WebRL: RL data of the phase with their "
+            "recorded outcome; vcoder.pipelines.curriculum.replay) or sft (an NLL term)."
+        },
+    )
+    replay_weight: float = field(
+        default=0.5, metadata={"help": "Weight of the replay term in the loss (0: replay off)."}
+    )
     replay_low: float = field(default=0.5, metadata={"help": "Replay keeps geometric-mean probability > this."})
     replay_high: float = field(default=0.95, metadata={"help": "... and <= this (WebRL: (0.5, 0.95])."})
     replay_batch_size: int = field(default=2, metadata={"help": "Replay samples added to each training step."})
     replay_max_items: int = field(default=256, metadata={"help": "Most successes the buffer keeps (newest first)."})
+    heldout_size: int = field(
+        default=0,
+        metadata={
+            "help": "Held-out tasks scored before and after every phase (greedy, the success reward; 0: none; "
+            "trainer grpo)."
+        },
+    )
+    heldout_seed: int = field(
+        default=900_000, metadata={"help": "First generator seed of the fixed held-out set (far from training seeds)."}
+    )
+    seed: int | None = field(
+        default=None,
+        metadata={"help": "Seed of every phase's training (`vcoder curriculum run --seed`; None: the recipe's)."},
+    )
 
     def __post_init__(self) -> None:
         if self.trainer not in TRAINERS:
             raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
         if self.predictor not in PREDICTORS:
             raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
+        if self.replay_mode not in REPLAY_MODES:
+            raise CurriculumConfigError(_choice("replay_mode", self.replay_mode, REPLAY_MODES))
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise CurriculumConfigError(f"seed={self.seed!r} must be an integer (or left out: the recipe's seed)")
+        if self.heldout_size < 0:
+            raise CurriculumConfigError(f"heldout_size={self.heldout_size!r} must be >= 0 (0: no held-out set)")
+        if self.heldout_size and self.trainer != "grpo":
+            raise CurriculumConfigError(
+                f"heldout_size={self.heldout_size} with trainer={self.trainer}: the held-out measurement scores "
+                "one-shot screenshot tasks; set heldout_size: 0 for Step-GRPO"
+            )
         if self.algorithm not in ALGORITHMS:
             raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
         if self.algorithm == "webrl" and self.trainer != "grpo":
@@ -252,6 +294,8 @@ def train_argv(config: CurriculumConfig, *, model: str, output_dir: str) -> list
         values = value if isinstance(value, list) else [value]
         argv += [f"--{key}", *[str(v) for v in values]]
     argv += ["--model_name_or_path", model, "--output_dir", output_dir, "--beta", str(config.beta)]
+    if config.seed is not None:
+        argv += ["--seed", str(config.seed)]
     argv += ["--save_strategy", "no"]  # a phase resumes from its start; the phase's model/ is its one save
     return argv
 

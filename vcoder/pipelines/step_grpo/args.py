@@ -103,6 +103,13 @@ class StepGRPOScriptArguments:
         metadata={"help": f"Ablations, any of {ABLATIONS} (naive/cumulative exclusive, one component at most)."},
     )
     max_turns: int = field(default=5, metadata={"help": "Turns per episode (WebGen-Agent: 5)."})
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The policy's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's "
+            "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
+        },
+    )
     max_turn_tokens: int = field(
         default=2048, metadata={"help": "Tokens one reply may have (<= max_completion_length, the trajectory's)."}
     )
@@ -211,6 +218,7 @@ class StepGRPOScriptArguments:
         screenshot, gui = self.component_weights()
         return EpisodeOptions(
             max_turns=self.max_turns,
+            turn_format=self.turn_format,
             screenshot_weight=screenshot,
             gui_weight=gui,
             malformed_reward=self.malformed_reward,
