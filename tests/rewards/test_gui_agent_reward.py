@@ -126,7 +126,9 @@ SCRIPTED = {
 
 
 def _vlm_reward(base_url: str, **limits):
-    return make_gui_agent_reward(gui_base_url=base_url, gui_model="scripted", **{"gui_deadline_ms": 15000, "gui_timeout_ms": 15000, **limits})
+    return make_gui_agent_reward(
+        gui_base_url=base_url, gui_model="scripted", **{"gui_deadline_ms": 15000, "gui_timeout_ms": 15000, **limits}
+    )
 
 
 @pytest.mark.browser
