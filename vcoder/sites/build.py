@@ -296,7 +296,7 @@ def build_project(
     if code != 0:
         logger.warning("build sandbox failed (%s): %s", code, stderr[-500:])
         return BuildResult(False, "sandbox", trim_error(f"the build sandbox failed: {stderr}", 500), **common)
-    dist, dropped = (out / "dist", _regular_only(out / "dist")) if (out / "dist").is_dir() else (None, ())
+    dist, dropped = collect_dist(out)
     return BuildResult(True, None, None, dist, dropped=dropped, **common)
 
 
@@ -315,6 +315,21 @@ def _times(out: Path, wall: float) -> tuple[float, float]:
         return round(t1 - t0, 3), round(t2 - t1, 3)
     except (OSError, ValueError):
         return round(wall, 3), 0.0
+
+
+def collect_dist(out: Path) -> tuple[Path | None, tuple[str, ...]]:
+    """``out/dist`` once everything in it that is not a regular file or a folder is removed, and what was removed.
+
+    The build's own code wrote dist/: a ``dist`` that is itself a link is removed, never followed (walking it would
+    delete links in whatever folder it names).
+    """
+    dist = out / "dist"
+    if dist.is_symlink():
+        dist.unlink()
+        return None, ("dist",)
+    if not dist.is_dir():
+        return None, ()
+    return dist, _regular_only(dist)
 
 
 def _regular_only(root: Path) -> tuple[str, ...]:

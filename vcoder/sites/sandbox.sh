@@ -55,7 +55,7 @@ if [ "$INSTALL" = 1 ]; then
     cp -R node_modules "$saved.part.$PART" && mv -T "$saved.part.$PART" "$saved" || rm -rf "$saved.part.$PART"
   fi
 fi
-cp package.json "$WORK/out/package.json" 2>/dev/null || true
+cp -P package.json "$WORK/out/package.json" 2>/dev/null || true  # -P: a link is copied as a link (and then refused)
 t1=$(now)
 if [ "$status" = 0 ] && [ "$BUILD" = 1 ]; then
   if [ ! -x node_modules/.bin/vite ]; then
@@ -65,11 +65,17 @@ if [ "$status" = 0 ] && [ "$BUILD" = 1 ]; then
     unprivileged node_modules/.bin/vite build --base ./ --outDir dist --emptyOutDir --logLevel warn \
       >"$WORK/out/build.log" 2>&1 || status=20
   fi
+  # whatever the build left running is stopped before anything is copied out (the uid is this build's alone)
+  setpriv --reuid="$uid" --regid="$gid" --clear-groups kill -KILL -1 2>/dev/null || true
+  if [ "$status" = 0 ] && { [ -L dist ] || [ ! -d dist ]; }; then
+    echo "dist/ is not a folder the build wrote" >>"$WORK/out/build.log"
+    status=20
+  fi
   if [ "$status" = 0 ] && [ ! -f dist/index.html ]; then
     echo "vite build exited without writing dist/index.html (is index.html at the project root?)" >>"$WORK/out/build.log"
     status=20
   fi
-  if [ "$status" = 0 ]; then cp -R dist "$WORK/out/dist"; fi
+  if [ "$status" = 0 ]; then cp -RP dist "$WORK/out/dist"; fi
 fi
 t2=$(now)
 echo "$t0 $t1 $t2" >"$WORK/out/times"
