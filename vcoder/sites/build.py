@@ -15,7 +15,10 @@
   address space per process (RLIMIT_AS; node's heap is capped below it), ``total_memory_mb`` for everything together
   (a memory cgroup, where the machine has one: many processes each under RLIMIT_AS could still add up),
   ``processes`` (RLIMIT_NPROC: a fork bomb stops there), ``file_mb`` per file (RLIMIT_FSIZE);
-- what comes back is regular files only: links and devices in ``dist/`` are dropped.
+- what comes back is regular files only: links and devices in ``dist/`` are dropped, a linked ``dist/`` is refused.
+
+Known limit: the build reads what any user of the machine may read (the root filesystem is not replaced; home folders
+of mode 0700 are out of reach), and what it reads can come back inside ``dist/``, i.e. be shown to the model.
 
 A package outside the cache (``ENOTCACHED``), a failing build or a limit hit is a ``BuildResult`` with ``ok`` False,
 ``stage`` and the tool's own error text trimmed to ``max_error_chars``: feedback for the model, never an exception.
