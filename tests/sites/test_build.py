@@ -267,3 +267,23 @@ def test_collect_dist_never_walks_a_linked_dist(tmp_path):
     (out / "dist" / "index.html").write_text("<p>ok</p>")
     (out / "dist" / "leak").symlink_to("/etc/hostname")
     assert collect_dist(out) == (out / "dist", ("leak",)) and sorted(os.listdir(out / "dist")) == ["index.html"]
+
+
+def test_a_config_cannot_read_homes_or_work_trees(bolt_sandbox, tmp_path):
+    from vcoder.sites.build import HIDDEN_FOLDERS
+
+    here = os.path.abspath(__file__)
+    probes = [here, "/root/.npmrc", "/etc/passwd"]
+    body = f"""
+  const out = {{}};
+  for (const p of {json.dumps(probes)}) {{
+    try {{ fs.readFileSync(p); out[p] = 'read'; }} catch (e) {{ out[p] = e.code; }}
+  }}
+  report('reads', out);"""
+    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out")
+    assert result.ok, result.error
+    reads = json.loads((result.dist / "reads.json").read_text())
+    assert reads["/etc/passwd"] == "read"  # the system stays readable (node, npm and vite need it)
+    assert reads["/root/.npmrc"] == "ENOENT"
+    if here.startswith(tuple(f"{d}/" for d in (*HIDDEN_FOLDERS, "/tmp"))):  # this checkout is hidden too
+        assert reads[here] == "ENOENT"

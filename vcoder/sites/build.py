@@ -17,8 +17,9 @@
   ``processes`` (RLIMIT_NPROC: a fork bomb stops there), ``file_mb`` per file (RLIMIT_FSIZE);
 - what comes back is regular files only: links and devices in ``dist/`` are dropped, a linked ``dist/`` is refused.
 
-Known limit: the build reads what any user of the machine may read (the root filesystem is not replaced; home folders
-of mode 0700 are out of reach), and what it reads can come back inside ``dist/``, i.e. be shown to the model.
+What the build may read: the system (``/usr``, ``/etc``, ...) as any user may, but not ``HIDDEN_FOLDERS`` (homes, the
+work trees): each is an empty tmpfs in the sandbox. Anything it reads could come back inside ``dist/`` and be shown
+to the model.
 
 A package outside the cache (``ENOTCACHED``), a failing build or a limit hit is a ``BuildResult`` with ``ok`` False,
 ``stage`` and the tool's own error text trimmed to ``max_error_chars``: feedback for the model, never an exception.
@@ -55,6 +56,8 @@ logger = logging.getLogger(__name__)
 SANDBOX_SCRIPT = Path(__file__).with_name("sandbox.sh")
 #: the folder whose private tmpfs mount holds a build (created once; any empty root-owned folder outside /tmp works)
 BUILD_MOUNT = Path(os.environ.get("VCODER_BUILD_MOUNT", "/var/lib/vcoder/build"))
+#: folders the build sees empty (people's and projects' files); the system it needs (/usr, /etc, /lib) stays
+HIDDEN_FOLDERS = ("/work", "/home", "/root", "/srv", "/mnt", "/media")
 _NOISE = ("npm error Log files were not written", "npm error A complete log of this run")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _FRAME = re.compile(r"\s+at .*\(?\S+:\d+:\d+\)?$")
@@ -259,6 +262,7 @@ def build_project(
         "NPROC": str(limits.processes),
         "FSIZE_KB": str(limits.file_mb * 1024),
         "PACKAGES": " ".join(safe),
+        "HIDDEN": " ".join(HIDDEN_FOLDERS),
         "RUN_AS": limits.run_as or fresh_ids(),
         "PART": uuid.uuid4().hex,
         "INSTALL": "1" if install else "0",

@@ -3,7 +3,7 @@
 # namespaces; still root here). Inputs from the environment: SRC (the project's files, read only), OUT (where the
 # results go: dist/, package.json, install.log, build.log, times), CACHE (the npm cache, read only), WORK (an empty
 # mount point), the limits (SIZE_MB, AS_KB, NPROC, FSIZE_KB, HEAP_MB), PACKAGES (extra install specs, one a line),
-# RUN_AS (uid:gid), PART (a unique token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed
+# HIDDEN (folders replaced by an empty tmpfs), RUN_AS (uid:gid), PART (a unique token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed
 # node_modules trees, one per dependency set) and MODULES_KEY (this project's set; empty: none). Only this script
 # runs as root; npm and vite run as RUN_AS.
 set -euf  # -f: no globbing, so a package spec such as "*" stays one word
@@ -19,6 +19,10 @@ chmod 0700 "$WORK/out"
 # the only places the builder may write are the project and its home: every world-writable folder is a fresh tmpfs
 for dir in /tmp /var/tmp /dev/shm /run/lock; do
   if [ -d "$dir" ]; then mount -t tmpfs -o size=16m,mode=1777 vcoder-scratch "$dir"; fi
+done
+# and what it may read leaves out people's and projects' files (the mounts above into $WORK are made already)
+for dir in $HIDDEN; do
+  if [ -d "$dir" ]; then mount -t tmpfs -o size=1m,mode=0755 vcoder-hidden "$dir"; fi
 done
 uid=${RUN_AS%%:*}
 gid=${RUN_AS##*:}
