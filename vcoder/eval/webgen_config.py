@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.sites.records import EpisodeOptions
+from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
 MAX_ACTIONS = 15
@@ -64,7 +64,17 @@ class WebGenConfig:
         },
     )
 
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The builder's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's "
+            "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
+        },
+    )
+
     def __post_init__(self) -> None:
+        if self.turn_format not in TURN_FORMATS:
+            raise ValueError(f"turn_format must be one of {TURN_FORMATS}, got {self.turn_format!r}")
         if not 1 <= self.gui_step_limit <= MAX_ACTIONS:
             raise ValueError(
                 f"gui_step_limit must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.gui_step_limit}"
@@ -96,8 +106,8 @@ class WebGenConfig:
 
     @property
     def builder_format(self) -> str:
-        """The builder's turn format (``vcoder`` unless the config carries a ``turn_format``)."""
-        return getattr(self, "turn_format", "vcoder")
+        """The builder's turn format (``turn_format``)."""
+        return self.turn_format
 
     @property
     def mode(self) -> str:
@@ -130,6 +140,7 @@ class WebGenConfig:
         """The building episode's options: appearance only (the benchmark's cases stay hidden)."""
         return EpisodeOptions(
             max_turns=self.max_turns,
+            turn_format=self.turn_format,
             gui_weight=0.0,
             feedback_images=self.feedback_images,
             width=self.width,
