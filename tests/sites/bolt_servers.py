@@ -1,5 +1,6 @@
 """A loopback OpenAI-compatible server that plays a released WebGen-Agent model (Bolt markup), the screenshot judge
-and the GUI agent, routed by each request's system prompt.
+and the GUI agent (vcoder's, and WebGen-Bench's own WebVoyager and appearance judge), routed by each request's
+system prompt.
 
 The builder answers the WebGen-Bench task it recognises (000001: stock reports, 000005: regulatory policies) with
 ``tests.sites.bolt_apps``: first the app with a broken import, then, only once the feedback quotes Vite's
@@ -71,6 +72,11 @@ class BoltModelServer(LoopbackServer):
                     text = "Clear layout, the requested colours.\nScore: 4"
                 elif role == "agent":
                     text = agent_answer(messages)
+                elif role == "benchmark_judge":  # WebGen-Bench's appearance prompt (--protocol webgen-bench)
+                    text = "Analysis: clear layout, the requested colours.\n\nGrade: 4"
+                elif role == "webvoyager":  # WebGen-Bench's GUI agent: the same rule, in WebVoyager's format
+                    verdict = json.loads(agent_answer(messages))["verdict"]
+                    text = f"Thought: I looked for the app's controls.\nAction: ANSWER; {verdict}"
                 else:
                     text = builder_answer(messages)
                 message = {"role": "assistant", "content": text}

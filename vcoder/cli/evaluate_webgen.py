@@ -26,6 +26,8 @@ site once and grades it both ways (the first one gives the headline numbers; sum
 
 
 def add_parser(bench) -> None:
+    from vcoder.cli.agent_build import add_turn_format_argument
+
     w = bench.add_parser(
         "webgen-bench",
         help="WebGen-Bench: build each site with a model server, test it with a VLM GUI agent (accuracy, appearance)",
@@ -83,6 +85,7 @@ def add_parser(bench) -> None:
         help="append every graded site (the final sites' test cases, the judge's grades of each turn) to this JSONL "
         "verdict log, the outcome reward model's training data (`vcoder orm train --verdicts`)",
     )
+    add_turn_format_argument(w)
     w.add_argument(
         "--protocol",
         default="vcoder",
@@ -133,9 +136,16 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             max_pages=args.max_pages,
             verdict_log=args.verdict_log,
             protocol=args.protocol,
+            turn_format=args.turn_format,
         )
     except (UsageError, ValueError) as exc:
         return usage(str(exc))
+    if config.turn_format == "bolt":
+        from vcoder.sites.build import sandbox_problem
+
+        problem = sandbox_problem()
+        if problem:
+            return usage(f"--turn-format bolt: {problem}")
     ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
     try:
         summary = evaluate_webgen(

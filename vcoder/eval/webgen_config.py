@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.sites.records import EpisodeOptions
+from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
 MAX_ACTIONS = 15
@@ -56,6 +56,13 @@ class WebGenConfig:
         default=None,
         metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
     )
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The builder's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's Bolt "
+            "markup, Vite + React projects built offline in a sandbox)."
+        },
+    )
     protocol: str = field(
         default="vcoder",
         metadata={
@@ -76,6 +83,8 @@ class WebGenConfig:
             raise ValueError(
                 f"these settings must be >= 1 (max_retries >= 0): {bad or {'max_retries': self.max_retries}}"
             )
+        if self.turn_format not in TURN_FORMATS:
+            raise ValueError(f"turn_format must be one of {', '.join(TURN_FORMATS)}, got {self.turn_format!r}")
         names = [p.strip() for p in self.protocol.split(",")]
         unknown = [p for p in names if p not in PROTOCOLS]
         if unknown or not names or len(set(names)) != len(names):
@@ -93,11 +102,6 @@ class WebGenConfig:
     def protocols(self) -> tuple[str, ...]:
         """The grading protocols, the headline one first."""
         return tuple(p.strip() for p in self.protocol.split(","))
-
-    @property
-    def builder_format(self) -> str:
-        """The builder's turn format (``vcoder`` unless the config carries a ``turn_format``)."""
-        return getattr(self, "turn_format", "vcoder")
 
     @property
     def mode(self) -> str:
@@ -123,7 +127,7 @@ class WebGenConfig:
             "max_turns": self.max_turns,
             "max_actions": self.gui_step_limit,
             "protocol": ",".join(self.protocols),
-            "turn_format": self.builder_format,
+            "turn_format": self.turn_format,
         }
 
     def episode_options(self) -> EpisodeOptions:
@@ -139,6 +143,7 @@ class WebGenConfig:
             reply_timeout_ms=self.timeout_ms * (self.max_retries + 1) + 30_000,
             max_reply_tokens=self.max_tokens,
             temperature=self.temperature,
+            turn_format=self.turn_format,
         )
 
     def case_options(self, protocol: str = "vcoder") -> EpisodeOptions:
