@@ -40,9 +40,9 @@ def test_training_raises_the_likelihood_of_the_action_only(tmp_path):
     sample = [(messages, action)]
     other = [(messages, 'exit(message="no")')]
     before = completion_logprobs(model, tok, sample + other, max_prompt_tokens=256)
-    stats = train_nll(model, tok, sample, epochs=30, learning_rate=1e-2, batch_size=1, max_prompt_tokens=256, seed=0)
+    stats = train_nll(model, tok, sample, epochs=80, learning_rate=1e-2, batch_size=1, max_prompt_tokens=256, seed=0)
     after = completion_logprobs(model, tok, sample + other, max_prompt_tokens=256)
-    assert stats["steps"] == 30 and stats["loss_last"] < stats["loss_first"]
+    assert stats["steps"] == 80 and stats["loss_last"] < stats["loss_first"]
     assert after[0] > before[0] + 1.0 and after[0] > after[1]
     assert LocalPolicy(model, tok, max_prompt_tokens=256).generate(messages).strip() == action
 
