@@ -1,4 +1,4 @@
-"""`vcoder curriculum run --config configs/curriculum/....yaml --out DIR [--max-phases N] [--set key=value ...]`.
+"""`vcoder curriculum run --config configs/curriculum/....yaml --out DIR [--seed S] [--max-phases N] [--set k=v ...]`.
 
 Runs WebRL's self-evolving curriculum (vcoder.pipelines.curriculum.run): N phases of train / judge / grow the task pool,
 resuming at the next phase after a kill. Prints one JSON line per phase (phase, success rate, pool size, accepted,
@@ -25,10 +25,14 @@ def add_parser(subparsers, name: str) -> None:
         "--max-phases", type=int, default=None, metavar="N", help="stop once N phases are complete (rerun to go on)"
     )
     run_parser.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (YAML value)"
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed of every phase's training (the recipe's key seed; web_agent recipes: also task instances, sampling)",
     )
     run_parser.add_argument(
-        "--seed", type=int, default=None, help="the run's seed (web_agent recipes: task instances, sampling, training)"
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (YAML value)"
     )
     run_parser.set_defaults(func=run)
     sft_parser = sub.add_parser("web-sft", help="the web agent's SFT start: scripted demonstrations and a policy")
@@ -120,16 +124,18 @@ def run(args) -> int:
     stdout = sys.stdout  # one JSON line per phase; the trainers' progress prints go to stderr
 
     def show(report: dict) -> None:
-        line = {k: report[k] for k in ("phase", "success_rate", "pool_size", "generated", "accepted", "rejected")}
+        keys = ("phase", "success_rate", "heldout_success_before", "heldout_success", "pool_size", "accepted")
+        line = {k: report.get(k) for k in (*keys, "rejected", "replay")}
         print(json.dumps(line), file=stdout, flush=True)
 
     try:
         web = _web_config(args)
         if web is not None:
             return _run_web(args, web)
+        overrides = _overrides(args.set)
         if args.seed is not None:
-            raise ValueError("--seed is for trainer: web_agent recipes; set task_seed in this recipe instead")
-        config = load_config(args.config, overrides=_overrides(args.set))
+            overrides["seed"] = args.seed
+        config = load_config(args.config, overrides=overrides)
         if not (Path(args.out) / "phase_0" / "report.json").exists():  # phase 0 starts from the recipe's model
             check_start_model(config.model_name_or_path, recipe=args.config)
         with contextlib.redirect_stdout(sys.stderr):

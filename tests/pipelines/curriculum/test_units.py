@@ -137,6 +137,8 @@ def test_summary_and_successes_on_known_records():
     assert s["failed"] == [] and s["succeeded"] == ["a", "b"]
     items = successes(records, tasks, threshold=0.5, phase=2)
     assert [(i["task"]["id"], i["completion"], i["phase"]) for i in items] == [("a", "x", 2), ("b", "z", 2)]
+    # the group mean each was sampled with: its recorded advantage is score - baseline (1.0 - 0.625, 0.5 - 0.5)
+    assert [i["baseline"] for i in items] == [0.625, 0.5]
     buffer = grow_buffer(items, items + [{"task": {"id": "c"}, "completion": "n", "score": 1}], max_items=2)
     assert [(i["task"]["id"], i["completion"]) for i in buffer] == [("a", "x"), ("b", "z")]
 
