@@ -35,6 +35,7 @@ def build_tiny_lm(
     size: str = "tiny",
     corpus: Iterable[str] | None = None,
     seed: int = 0,
+    split_digits: bool = False,
 ) -> Path:
     """Build a randomly initialised Qwen causal LM and its tokenizer offline and save them to ``out_dir``.
 
@@ -44,6 +45,7 @@ def build_tiny_lm(
         size: a key of ``vcoder.models.tiny.SIZES`` (its text-decoder dimensions are used).
         corpus: documents to train the tokenizer on (default: the tiny VLM's HTML corpus).
         seed: torch seed for the random weights.
+        split_digits: digits are tokens of their own (see :func:`vcoder.models.tokenizer.train_tokenizer`).
 
     Returns:
         ``out_dir`` as a Path; ``AutoModelForCausalLM`` / ``AutoTokenizer.from_pretrained`` load it offline.
@@ -61,7 +63,7 @@ def build_tiny_lm(
     docs = list(corpus) if corpus is not None else default_corpus()
     if not docs:
         raise ValueError("corpus is empty; pass some documents or leave corpus=None for the default")
-    tokenizer = train_tokenizer(docs, vocab_size=spec.vocab)
+    tokenizer = train_tokenizer(docs, vocab_size=spec.vocab, split_digits=split_digits)
     tokenizer.chat_template = (resources.files("trl") / "chat_templates" / f"{LM_ARCHES[arch]}.jinja").read_text()
     eos, pad = tokenizer.convert_tokens_to_ids("<|im_end|>"), tokenizer.pad_token_id
     dims = dict(
