@@ -82,6 +82,8 @@ def summarize(per_task: list[dict[str, Any]]) -> dict[str, float]:
         "last_turn_accuracy": last,
         "finished": sum(t["finished"] for t in per_task) / n if n else 0.0,
         "mean_turns": turns / n if n else 0.0,
+        # episodes that ended early for the infrastructure (a failed generator, a tampered folder), not the model
+        "errors": sum(bool(t.get("error")) for t in per_task),
         "tasks": n,
     }
 
@@ -134,7 +136,10 @@ def evaluate_agent(
             )
             for row, trajectory in zip(rows, trajectories, strict=True):
                 scores = episode_scores(trajectory.result)
-                per_task.append({"id": row.get("id", ""), "error": trajectory.error, **scores})
+                error = trajectory.error or (trajectory.result.error if trajectory.result is not None else None)
+                if error:
+                    logger.warning("held-out episode %s ended early: %s", row.get("id", ""), error)
+                per_task.append({"id": row.get("id", ""), "error": error, **scores})
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)

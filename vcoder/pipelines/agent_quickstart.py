@@ -34,7 +34,9 @@ KINDS = ("counter",)
 HELDOUT_SEED = 0
 DATA = {"n_train": 128, "n_heldout": 32, "max_turns": 3, "arch": "qwen3", "size": "small"}
 
-EPISODE = {"max_turns": DATA["max_turns"], "width": 1280, "height": 720}
+# the policy is in-process: a reply that takes long means a busy machine, never a failed model (a shared 2-core
+# machine once took over the default 300 s for one round of replies), so the episodes wait for it
+EPISODE = {"max_turns": DATA["max_turns"], "width": 1280, "height": 720, "reply_timeout_ms": 3_600_000}
 
 SFT_RECIPE: dict[str, Any] = {
     "dtype": "float32",
@@ -65,6 +67,7 @@ STEP_GRPO_RECIPE: dict[str, Any] = {
     "render_width": EPISODE["width"],
     "render_height": EPISODE["height"],
     "render_max_pages": 4,
+    "reply_timeout_ms": EPISODE["reply_timeout_ms"],
     "use_cpu": True,
     "bf16": False,
     "gradient_checkpointing": False,
