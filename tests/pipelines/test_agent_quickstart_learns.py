@@ -16,6 +16,10 @@ def _mean_step_reward(evaluation) -> float:
     return sum(rewards) / len(rewards)
 
 
+@pytest.mark.skip(
+    reason="not yet calibrated: never run to the end (the shared machine gave each run ~0.1 core); the +0.5 margin "
+    "and STEPS are guesses until a run on an idle machine measures start and end"
+)
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(2400)
