@@ -37,6 +37,11 @@ def add_parser(subparsers, name: str) -> None:
         default=None,
         help="torch CPU threads (default: the cores idle at the start, at most 4, at least 1)",
     )
+    parser.add_argument(
+        "--sft-only",
+        action="store_true",
+        help="stop after the SFT stage: DIR/sft is the start of the CPU curricula (configs/curriculum/tiny_cpu*.yaml)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary JSON instead of the table")
     parser.set_defaults(func=run)
 
@@ -64,7 +69,12 @@ def run(args) -> int:
         print(json.dumps(summary, indent=1) if args.json else format_agent_summary(summary))
         return 0
     out = args.out or "outputs/quickstart"
-    summary = run_quickstart(out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads)
+    summary = run_quickstart(
+        out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads, sft_only=args.sft_only
+    )
+    if summary.get("sft_only"):
+        print(json.dumps(summary, indent=1))
+        return 0
     print(json.dumps(summary, indent=1) if args.json else format_summary(summary))
     return 0
 

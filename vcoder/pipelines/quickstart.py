@@ -196,6 +196,7 @@ def run_quickstart(
     progress: bool = True,
     arch: str = "qwen2_5_vl",
     threads: int | None = None,
+    sft_only: bool = False,
 ) -> dict[str, Any]:
     """Run the whole quickstart and write everything under ``out_dir``.
 
@@ -206,6 +207,8 @@ def run_quickstart(
         progress: show progress bars.
         arch: tiny model architecture (``qwen2_5_vl`` or ``qwen3_vl``).
         threads: torch CPU threads; None picks with :func:`auto_threads`.
+        sft_only: stop after the SFT stage (no evaluation, no GRPO): ``out_dir/sft`` is the policy the CPU curriculum
+            recipes start from (``configs/curriculum/tiny_cpu*.yaml``).
 
     Returns:
         The summary written to ``summary.json``.
@@ -248,9 +251,23 @@ def run_quickstart(
         shot = dict(difficulty=DATA["difficulty"], width=DATA["width"], height=DATA["height"], progress=progress)
         train_rows = synthetic_rows(n_train, seed=seed, pool=pool, **shot)
         exclude = {page_digest(row["html"]) for row in train_rows}
-        holdout = synthetic_rows(n_holdout, seed=seed + 7919, exclude=exclude, pool=pool, **shot)
+        holdout = [] if sft_only else synthetic_rows(n_holdout, seed=seed + 7919, exclude=exclude, pool=pool, **shot)
         train_ds = to_dataset(train_rows)
         lap("synthetic_data")
+        if sft_only:
+            return _sft_only(
+                out_dir,
+                paths,
+                train_ds,
+                n_train,
+                seed=seed,
+                fast=fast,
+                progress=progress,
+                lap=lap,
+                timings=timings,
+                t_start=t_start,
+                threads=threads,
+            )
 
         results["untrained"] = _evaluate(init_dir, holdout, pool, label="untrained", progress=progress)
         lap("eval_untrained")
@@ -320,6 +337,36 @@ def run_quickstart(
         "grpo_reward": reward,
         "holdout": {name: result["mean"] for name, result in results.items()},
         "paths": {**paths, "report": figures.get("html"), "summary": os.path.join(out_dir, "summary.json")},
+    }
+    with open(summary["paths"]["summary"], "w") as handle:
+        json.dump(summary, handle, indent=1)
+    return summary
+
+
+def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, lap, timings, t_start, threads):
+    """The quickstart's SFT stage alone (``--sft-only``): the model in ``out_dir/sft`` and a short summary."""
+    from vcoder.pipelines.grpo import sft
+
+    sft_recipe = dict(SFT_RECIPE, model_name_or_path=paths["model-init"], output_dir=paths["sft"], seed=seed)
+    sft_recipe.update(synthetic_samples=n_train, dataset_seed=seed)
+    if fast:
+        sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
+    train_stage(sft, sft_recipe, train_ds, label="SFT", progress=progress)
+    lap("sft")
+    summary = {
+        "seed": seed,
+        "fast": fast,
+        "sft_only": True,
+        "n_train": n_train,
+        "wall_s": round(time.perf_counter() - t_start, 1),
+        "timings_s": timings,
+        "load_avg_1m": round(os.getloadavg()[0], 1),
+        "torch_threads": threads,
+        "paths": {
+            "model-init": paths["model-init"],
+            "sft": paths["sft"],
+            "summary": os.path.join(out_dir, "summary.json"),
+        },
     }
     with open(summary["paths"]["summary"], "w") as handle:
         json.dump(summary, handle, indent=1)

@@ -91,3 +91,37 @@ def test_replay_loss_adds_weighted_nll_with_gradient(policy):
     assert trainer.replay_nll == [pytest.approx(sum(nll) / 2, rel=1e-5)]
     trainer.set_replay([row], completions[:1], weight=0.0, batch_size=2)
     assert float(trainer.compute_loss(model, {})) == 1.0  # weight 0: replay off
+
+
+def test_replay_as_rl_data_weights_each_sample_by_its_recorded_advantage(policy):
+    import torch
+
+    model, processor = policy
+    row = _row()
+
+    class Base:
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            return torch.tensor(1.0)
+
+    class Trainer(ReplayLossMixin, Base):
+        processing_class = processor
+
+    trainer = Trainer()
+    completions = ["<html><body>hi</body></html>", "<div>x</div>"]
+    # recorded score - baseline of the sample's group: 1.0 - 0.5 and 0.5 - 0.75
+    trainer.set_replay([row, row], completions, weight=0.5, batch_size=2, mode="rl", advantages=[0.5, -0.25])
+    model.train()
+    model.zero_grad()
+    loss = trainer.compute_loss(model, {})
+    mean_logp = [float(completion_token_logps(model, processor, row, c).mean()) for c in completions]
+    hand = 1.0 + 0.5 * (-0.5 * mean_logp[0] + 0.25 * mean_logp[1]) / 2
+    assert float(loss.detach()) == pytest.approx(hand, rel=1e-5)
+    nll_form = 1.0 + 0.5 * -(mean_logp[0] + mean_logp[1]) / 2
+    assert float(loss.detach()) != pytest.approx(nll_form, rel=1e-3)  # not the SFT form
+    loss.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
+    assert trainer.replay_used == {0, 1}
+    with pytest.raises(ValueError, match="2 advantages for 1 replay samples"):
+        trainer.set_replay([row], completions[:1], weight=0.5, batch_size=2, mode="rl", advantages=[0.5, 0.1])
+    with pytest.raises(ValueError, match="choose rl or sft"):
+        trainer.set_replay([row], completions[:1], weight=0.5, batch_size=2, mode="ppo")

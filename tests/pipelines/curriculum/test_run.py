@@ -28,6 +28,17 @@ KEYS = [
     "reference_model",
     "orm",
     "algorithm",
+    "heldout_success_before",
+    "heldout_success",
+]
+# the recipe's learning settings shrunk to a smoke run of the random tiny model (which never writes a block)
+SMOKE = [
+    "initial_pool_size=6",
+    "new_tasks_per_phase=3",
+    "heldout_size=3",
+    "success_reward=validity",
+    "train_overrides={max_steps: -1, num_train_epochs: 1, per_device_train_batch_size: 8, num_generations: 4, "
+    "max_completion_length: 48, reward_funcs: [validity, block], reward_weights: [1.0, 1.0], logging_steps: 1}",
 ]
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -39,7 +50,7 @@ def _env():
 
 def _cmd(model, out, *extra):
     sets = [f"model_name_or_path={model}", f"train_recipe={os.path.join(ROOT, 'configs', 'tiny_cpu_grpo.yaml')}"]
-    sets += ["phases=2", *extra]
+    sets += ["phases=2", *SMOKE, *extra]
     cmd = [sys.executable, "-m", "vcoder", "curriculum", "run", "--config", RECIPE, "--out", str(out)]
     return cmd + [arg for s in sets for arg in ("--set", s)]
 
@@ -85,7 +96,9 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
     reports = [_report(out, 0), _report(out, 1)]
     for k, report in enumerate(reports):
         assert list(report) == KEYS and report["phase"] == k
-        assert sorted(report["replay"]) == ["dropped_easy", "dropped_unlikely", "kept"]
+        assert sorted(report["replay"]) == ["dropped_easy", "dropped_unlikely", "kept", "used_as_rl"]
+        assert report["replay"]["used_as_rl"] <= report["replay"]["kept"]
+        assert 0.0 <= report["heldout_success_before"] <= 1.0 and 0.0 <= report["heldout_success"] <= 1.0
         assert sorted(report["orm"]) == ["accuracy", "auc", "labelled", "majority_baseline", "n", "threshold"]
         assert report["orm"]["n"] == 0 and report["orm"]["labelled"] == 0
         # one pass over the pool, 2 prompts x 4 generations a step (TRL drops an incomplete last batch)
@@ -93,6 +106,10 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
         assert report["eval"]["n_rollouts"] == report["pool_size"] // 2 * 8
         assert 0.0 <= report["success_rate"] <= 1.0
         assert report["generated"] == 3 and report["accepted"] + sum(report["rejected"].values()) == 3
+    # phase 1 starts from phase 0's final policy: its "before" is phase 0's "after" on the same fixed held-out set
+    assert reports[1]["heldout_success_before"] == reports[0]["heldout_success"]
+    details = [json.loads((out / f"phase_{k}" / "details.json").read_text()) for k in (0, 1)]
+    assert details[0]["heldout"]["n"] == 3 and details[1]["heldout_before"] == details[0]["heldout"]
     assert reports[0]["reference_model"] == str(tiny_vlm_dir)
     assert reports[1]["reference_model"] == str(out / "phase_0" / "model")  # reset to the previous phase's policy
     assert reports[1]["pool_size"] == 6 + reports[0]["accepted"]

@@ -115,3 +115,63 @@ def test_one_webrl_step_backpropagates_the_hand_formula(tiny_vlm_dir, tmp_path):
     # the critic took a step on the batch's Monte Carlo targets (success of each one-step trajectory)
     assert math.isfinite(last["critic_loss"])
     assert any(not torch.equal(a, b) for a, b in zip(critic_before, trainer.critic.parameters()))
+
+
+def test_replayed_success_takes_webrls_actor_loss_against_the_reference(tiny_vlm_dir, tmp_path):
+    """Replay as RL data under WebRL: a kept success (R = 1, advantage 1) gets the actor loss worked out by hand from
+    plain forward passes of the policy and of the reference loaded from its folder."""
+    from datasets import Dataset
+    from PIL import Image
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    from tests.trainers import cpu_grpo_config
+    from vcoder.data.prompts import make_conversation
+    from vcoder.pipelines.curriculum.policy import completion_token_logps
+    from vcoder.pipelines.curriculum.replay import ReplayLossMixin
+    from vcoder.pipelines.curriculum.webrl_trainer import WebRLTrainer
+
+    row = {"prompt": make_conversation(), "image": Image.new("RGB", (64, 48), "navy")}
+    processor = AutoProcessor.from_pretrained(tiny_vlm_dir)
+    cls = type("ReplayWebRL", (ReplayLossMixin, WebRLTrainer), {})
+    args = cpu_grpo_config(tmp_path / "run", max_completion_length=8, seed=0, beta=0.04)
+    trainer = cls(
+        model=str(tiny_vlm_dir),
+        reward_funcs=[_parity_reward],
+        args=args,
+        train_dataset=Dataset.from_list([row]),
+        processing_class=processor,
+    )
+    trainer.set_webrl(success_index=0, threshold=0.5)
+    torch.manual_seed(2)
+    with torch.no_grad():
+        for param in trainer.model.parameters():
+            param.add_(0.05 * torch.randn_like(param))
+    completions = ["<html><body>hi</body></html>", "<div>x</div>"]
+    trainer.set_replay([row, row], completions, weight=0.5, batch_size=2, mode="rl")
+    model = trainer.model.train()
+    logps = [completion_token_logps(model, processor, row, c, grad=True) for c in completions]
+    loss = trainer.replay_actor_loss([row, row], completions, logps)
+
+    reference = AutoModelForImageTextToText.from_pretrained(tiny_vlm_dir, dtype=torch.float32).eval()
+    ref = [float(completion_token_logps(reference, processor, row, c).sum()) for c in completions]
+    mine = [float(lp.detach().sum()) for lp in logps]
+    n = [lp.numel() for lp in logps]
+    assert mine != pytest.approx(ref, abs=1e-2)
+    hand = _hand_loss(mine, ref, n, [1.0, 1.0])
+    assert hand > 0 and float(loss.detach()) == pytest.approx(hand, rel=1e-5)
+    loss.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
+
+    class Zero:  # the mixin adds weight x the actor loss to what the trainer's own loss gives
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            return torch.tensor(0.0)
+
+    mixed = type("Mixed", (ReplayLossMixin, Zero), {})()
+    mixed.__dict__.update(
+        processing_class=processor,
+        webrl_success_index=0,
+        replay_actor_loss=lambda rows, comps, lps: trainer.replay_actor_loss(rows, comps, lps),
+    )
+    mixed.set_replay([row, row], completions, weight=0.5, batch_size=2, mode="rl")
+    assert float(mixed.compute_loss(model, {})) == pytest.approx(0.5 * hand, rel=1e-4)
+    assert mixed.replay_used == {0, 1}

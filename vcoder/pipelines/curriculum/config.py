@@ -15,16 +15,26 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
+from vcoder.names import carries
 from vcoder.suggest import did_you_mean, unknown_names
 
 TRAINERS = ("grpo", "step_grpo")
 ALGORITHMS = ("grpo", "webrl")
 PREDICTORS = ("kind", "orm", "critic")
+REPLAY_MODES = ("rl", "sft")
 #: settings added after run folders existed: left out of the fingerprint while they keep these values, and read as
 #: these values from an older config.json, so those folders still resume
-LATER_DEFAULTS: dict[str, Any] = {"algorithm": "grpo", "critic_learning_rate": 1e-3}
+LATER_DEFAULTS: dict[str, Any] = {
+    "algorithm": "grpo",
+    "critic_learning_rate": 1e-3,
+    "replay_mode": "sft",
+    "heldout_size": 0,
+    "heldout_seed": 900_000,
+    "seed": None,
+}
 #: flags the curriculum sets itself; a recipe may not override them through ``train_overrides``
-OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy")
+OWNED_FLAGS = ("model_name_or_path", "output_dir", "beta", "resume_from_checkpoint", "save_strategy", "seed")
 
 
 class CurriculumConfigError(ValueError):
@@ -32,8 +42,22 @@ class CurriculumConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+@carries(
+    "writer",
+    Endpoint,
+    only=("base_url", "model", "timeout_ms", "max_retries", "temperature", "extra_body"),
+    timeout_ms=120_000,
+    max_retries=1,
+    temperature=0.8,
+    about="The task-writing LLM (None: offline generators only)",
+)
 class CurriculumConfig:
-    """Settings of a WebRL-style curriculum run (every field flat, so a recipe is one YAML mapping)."""
+    """Settings of a WebRL-style curriculum run (every field flat, so a recipe is one YAML mapping).
+
+    The task writer's endpoint follows the class's own fields, generated from ``vcoder.chat.endpoint.Endpoint``
+    (:func:`vcoder.names.carries`): ``writer_base_url``, ``writer_model``, ``writer_timeout_ms``,
+    ``writer_max_retries``, ``writer_temperature``, ``writer_extra_body``.
+    """
 
     train_recipe: str = field(metadata={"help": "The training recipe run each phase (configs/... YAML)."})
     model_name_or_path: str = field(metadata={"help": "The phase-0 policy (later phases start from the last one)."})
@@ -78,30 +102,53 @@ class CurriculumConfig:
     orm_model: str | None = field(
         default=None, metadata={"help": "An ORM folder (vcoder orm train): predictor/report."}
     )
-    writer_base_url: str | None = field(
-        default=None, metadata={"help": "OpenAI-compatible endpoint of the task-writing LLM (None: offline only)."}
-    )
-    writer_model: str | None = field(default=None, metadata={"help": "The task writer's model name."})
-    writer_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one task-writing request."})
-    writer_max_retries: int = field(default=1, metadata={"help": "Retries of a failed task-writing request."})
     writer_failures_shown: int = field(default=3, metadata={"help": "Failed tasks shown in one writing request."})
     writer_requests: int = field(default=2, metadata={"help": "Task-writing requests per phase."})
-    writer_temperature: float = field(default=0.8, metadata={"help": "Sampling temperature of the task writer."})
-    writer_extra_body: dict[str, Any] | None = field(
-        default=None,
-        metadata={"help": "Extra JSON fields of each writing request (e.g. transformers serve's generation_config)."},
+    replay_mode: str = field(
+        default="rl",
+        metadata={
+            "help": f"How kept replay samples train, one of {REPLAY_MODES}: rl (WebRL: RL data of the phase with their "
+            "recorded outcome; vcoder.pipelines.curriculum.replay) or sft (an NLL term)."
+        },
     )
-    replay_weight: float = field(default=0.5, metadata={"help": "Weight of the replay NLL term in the loss (0: off)."})
+    replay_weight: float = field(
+        default=0.5, metadata={"help": "Weight of the replay term in the loss (0: replay off)."}
+    )
     replay_low: float = field(default=0.5, metadata={"help": "Replay keeps geometric-mean probability > this."})
     replay_high: float = field(default=0.95, metadata={"help": "... and <= this (WebRL: (0.5, 0.95])."})
     replay_batch_size: int = field(default=2, metadata={"help": "Replay samples added to each training step."})
     replay_max_items: int = field(default=256, metadata={"help": "Most successes the buffer keeps (newest first)."})
+    heldout_size: int = field(
+        default=0,
+        metadata={
+            "help": "Held-out tasks scored before and after every phase (greedy, the success reward; 0: none; "
+            "trainer grpo)."
+        },
+    )
+    heldout_seed: int = field(
+        default=900_000, metadata={"help": "First generator seed of the fixed held-out set (far from training seeds)."}
+    )
+    seed: int | None = field(
+        default=None,
+        metadata={"help": "Seed of every phase's training (`vcoder curriculum run --seed`; None: the recipe's)."},
+    )
 
     def __post_init__(self) -> None:
         if self.trainer not in TRAINERS:
             raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
         if self.predictor not in PREDICTORS:
             raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
+        if self.replay_mode not in REPLAY_MODES:
+            raise CurriculumConfigError(_choice("replay_mode", self.replay_mode, REPLAY_MODES))
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise CurriculumConfigError(f"seed={self.seed!r} must be an integer (or left out: the recipe's seed)")
+        if self.heldout_size < 0:
+            raise CurriculumConfigError(f"heldout_size={self.heldout_size!r} must be >= 0 (0: no held-out set)")
+        if self.heldout_size and self.trainer != "grpo":
+            raise CurriculumConfigError(
+                f"heldout_size={self.heldout_size} with trainer={self.trainer}: the held-out measurement scores "
+                "one-shot screenshot tasks; set heldout_size: 0 for Step-GRPO"
+            )
         if self.algorithm not in ALGORITHMS:
             raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
         if self.algorithm == "webrl" and self.trainer != "grpo":
@@ -247,6 +294,8 @@ def train_argv(config: CurriculumConfig, *, model: str, output_dir: str) -> list
         values = value if isinstance(value, list) else [value]
         argv += [f"--{key}", *[str(v) for v in values]]
     argv += ["--model_name_or_path", model, "--output_dir", output_dir, "--beta", str(config.beta)]
+    if config.seed is not None:
+        argv += ["--seed", str(config.seed)]
     argv += ["--save_strategy", "no"]  # a phase resumes from its start; the phase's model/ is its one save
     return argv
 

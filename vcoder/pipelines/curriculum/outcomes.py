@@ -102,10 +102,23 @@ def summarise(
 def successes(
     records: Sequence[Mapping[str, Any]], tasks: Sequence[Mapping[str, Any]], *, threshold: float, phase: int
 ) -> list[dict[str, Any]]:
-    """Replay items of the successful rollouts: ``{"task", "completion", "score", "phase"}``."""
+    """Replay items of the successful rollouts: ``{"task", "completion", "score", "baseline", "phase"}``.
+
+    ``baseline`` is the mean score of the task's rollouts in the phase (the group GRPO compared it with), so
+    ``score - baseline`` is the advantage the rollout was recorded with (replayed as RL data, ``replay_mode: rl``).
+    """
     by_id = {t["id"]: t for t in tasks}
+    groups: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        groups[r["task_id"]].append(float(r["score"]))
     return [
-        {"task": dict(by_id[r["task_id"]]), "completion": r["completion"], "score": r["score"], "phase": phase}
+        {
+            "task": dict(by_id[r["task_id"]]),
+            "completion": r["completion"],
+            "score": r["score"],
+            "baseline": math.fsum(groups[r["task_id"]]) / len(groups[r["task_id"]]),
+            "phase": phase,
+        }
         for r in records
         if r["task_id"] in by_id and r["score"] >= threshold
     ]

@@ -30,6 +30,8 @@ REPORT_KEYS = (
     "reference_model",
     "orm",
     "algorithm",
+    "heldout_success_before",
+    "heldout_success",
 )
 
 
@@ -122,7 +124,16 @@ def grow_pool(config, phase: int, pool: list, summary: dict, *, predict, writer=
 
 
 def run_phase(
-    config, run_dir: Path, phase: int, pool: list, buffer: list, start_model: str, *, writer=None, predict=None
+    config,
+    run_dir: Path,
+    phase: int,
+    pool: list,
+    buffer: list,
+    start_model: str,
+    *,
+    writer=None,
+    predict=None,
+    heldout_before: dict[str, Any] | None = None,
 ):
     """Run phase ``phase`` in ``run_dir/phase_<phase>`` and return its report (see the module docstring for files).
 
@@ -135,6 +146,7 @@ def run_phase(
         start_model: the policy to start from (and the KL reference).
         writer: a ``TaskWriter`` (None: offline generators).
         predict: a success predictor for candidates (default: by ``config.predictor``).
+        heldout_before: the start policy's held-out result (the previous phase's; None: measured here).
     """
     from vcoder.pipelines.curriculum.config import parse_train_recipe
     from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_label_records
@@ -156,6 +168,7 @@ def run_phase(
         replay_rows = task_rows(
             [b["task"] for b in buffer], trainer=config.trainer, script_args=script_args, pool=browser
         )
+        heldout_rows = _heldout_rows(config, script_args, browser)
     if config.trainer == "grpo":
         recorder = OutcomeRecorder()
     else:
@@ -167,6 +180,9 @@ def run_phase(
     if config.algorithm == "webrl":
         _set_webrl(trainer, config, script_args, run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None)
     reference = reference_model(trainer, start_model)
+    measure = _heldout_measure(config, script_args, parsed[1], heldout_rows)
+    if measure is not None and heldout_before is None:
+        heldout_before = measure(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
     kept, replay = [], {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
     if config.replay_weight > 0:  # weight 0 switches replay off: nothing to score
         completions = [b["completion"] for b in buffer]
@@ -177,9 +193,16 @@ def run_phase(
         [buffer[i]["completion"] for i in kept],
         weight=config.replay_weight,
         batch_size=config.replay_batch_size,
+        mode=config.replay_mode,
+        advantages=[buffer[i]["score"] - buffer[i].get("baseline", 0.0) for i in kept],
     )
     logger.info("phase %d: %d tasks, replay %s, reference %s", phase, len(pool), replay, reference)
     result = trainer.train()
+    replay["used_as_rl"] = len(trainer.replay_used) if config.replay_mode == "rl" else 0
+    if measure is not None:
+        heldout_after = measure(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
+    else:
+        heldout_after = None
     save_policy(trainer, str(folder / "model"))
     if config.algorithm == "webrl":
         trainer.critic.save(folder / "critic.pt")  # the next phase's critic continues from it
@@ -236,6 +259,8 @@ def run_phase(
         "reference_model": reference,
         "orm": orm,
         "algorithm": config.algorithm,
+        "heldout_success_before": heldout_before["success"] if heldout_before else None,
+        "heldout_success": heldout_after["success"] if heldout_after else None,
     }
     details = {
         "fingerprint": config.fingerprint(),
@@ -244,6 +269,9 @@ def run_phase(
         "writer": grown["writer"],
         "accepted_predictions": grown["predicted"],
         "replay_nll": trainer.replay_nll,
+        "replay_mode": config.replay_mode,
+        "heldout_before": heldout_before,
+        "heldout": heldout_after,
         "webrl": _webrl_details(trainer) if config.algorithm == "webrl" else None,
         "train": {"global_step": trainer.state.global_step, "train_runtime": result.metrics.get("train_runtime")},
         "next_pool_size": len(next_pool),
@@ -253,6 +281,41 @@ def run_phase(
     write_json_atomic(folder / "details.json", details)
     write_json_atomic(folder / "report.json", report)  # last: its presence marks the phase complete
     return report
+
+
+def _heldout_rows(config, script_args, browser) -> list[dict[str, Any]]:
+    """The training rows of the fixed held-out set (none when ``heldout_size`` is 0)."""
+    if not config.heldout_size:
+        return []
+    from vcoder.pipelines.curriculum.heldout import heldout_tasks
+    from vcoder.pipelines.curriculum.tasks import task_rows
+
+    tasks = heldout_tasks(config.kinds, config.heldout_size, seed=config.heldout_seed)
+    return task_rows(tasks, trainer=config.trainer, script_args=script_args, pool=browser)
+
+
+def _heldout_measure(config, script_args, training_args, rows):
+    """``(model, processor) -> held-out result`` scored by the success reward (None without a held-out set)."""
+    if not rows:
+        return None
+    from vcoder.pipelines.curriculum.heldout import heldout_success
+    from vcoder.rewards import build_rewards
+
+    (reward,) = build_rewards([config.success_reward], **script_args.reward_params())
+
+    def measure(model, processor) -> dict[str, Any]:
+        result = heldout_success(
+            model,
+            processor,
+            rows,
+            reward,
+            threshold=config.success_threshold,
+            max_new_tokens=training_args.max_completion_length,
+        )
+        logger.info("held-out success %.3f (%d tasks)", result["success"], result["n"])
+        return result
+
+    return measure
 
 
 def _set_webrl(trainer, config, script_args, previous_critic: Path | None) -> None:

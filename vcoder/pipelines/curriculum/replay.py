@@ -1,18 +1,29 @@
-"""WebRL's replay: past successes, filtered by the current policy's confidence, mixed into the update as SFT samples.
+"""WebRL's replay: past successes, filtered by the current policy's confidence, trained on again in the phase.
 
 The buffer keeps every rollout of earlier phases whose score reached the success threshold (newest first, at most
-``replay_max_items``): ``{"task", "completion", "score", "phase"}``. At the start of a phase each one is re-scored
-by the phase's starting policy (the previous phase's final one): the per-token geometric-mean probability
+``replay_max_items``): ``{"task", "completion", "score", "baseline", "phase"}``. At the start of a phase each one is
+re-scored by the phase's starting policy (the previous phase's final one): the per-token geometric-mean probability
 ``exp(mean log p)`` of its completion. WebRL's filter keeps those in ``(0.5, 0.95]``: above 0.95 the policy already
 does it (``dropped_easy``, nothing to learn), at or below 0.5 it is too far from what the policy would do now
 (``dropped_unlikely``, off-policy enough to hurt).
 
-Form: SFT samples, not prompts with recorded rewards. GRPO learns only from completions it samples itself, so a
-replayed prompt with its recorded reward would throw the recorded completion away and re-sample; the thing worth
-replaying is the successful completion. Its reward was at or above the threshold, which in WebRL's binary-reward
-setting is a positive outcome, and the likelihood term ``replay_weight * NLL(completion | prompt)`` is the
-policy-gradient step such a sample gets with a positive advantage and no baseline. So every training step of the
-phase adds that term over ``replay_batch_size`` kept samples (cycled) to the GRPO loss (:class:`ReplayLossMixin`).
+Two forms (``replay_mode``), both added on every training step over ``replay_batch_size`` kept samples (cycled),
+weighted by ``replay_weight`` (:class:`ReplayLossMixin`):
+
+- ``rl`` (WebRL's ``process_data.py`` stage 2: the kept trajectories join the phase's RL data with their recorded
+  rewards): each kept sample is an RL sample of the phase's own objective, its advantage taken from what was
+  recorded, not re-sampled. Under ``algorithm: grpo`` the recorded GRPO advantage ``score - baseline`` (its score
+  minus the mean score of its task's group when it was sampled) weights ``-mean log p`` of its tokens (the
+  policy-gradient step GRPO gave it then, ratio 1: the window above bounds how off-policy it is). Under
+  ``algorithm: webrl`` the recorded outcome (a success, ``R = 1``) gives WebRL's one-step advantage
+  ``binarise(clamp(2R - 0.05))`` = 1, and the sample takes WebRL's actor loss (adaptive beta, log-ratio to the
+  reference = the previous phase's policy) like the phase's own rollouts
+  (:meth:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer.replay_actor_loss`).
+- ``sft``: the likelihood term ``replay_weight * NLL(completion | prompt)`` (the policy-gradient step of a positive
+  sample with advantage 1 and no baseline).
+
+GRPO's own batches stay on-policy: a replayed completion is not put into a sampled group, whose rewards the
+trainer computes from its own samples.
 
 Example:
     >>> replay_filter([0.97, 0.95, 0.7, 0.5, 0.2, None], low=0.5, high=0.95)
@@ -75,22 +86,49 @@ def grow_buffer(
 
 
 class ReplayLossMixin:
-    """Adds ``replay_weight * mean NLL`` of replay samples to a GRPO trainer's loss (put it before the trainer class).
+    """Adds the replay term to a GRPO trainer's loss (put it before the trainer class in the bases).
 
-    Set ``replay_rows`` (rows ``{"prompt", "image"?}``), ``replay_completions`` and ``replay_weight`` after building;
-    an empty list or a weight of 0 leaves the loss untouched. ``replay_nll`` collects the values added.
+    Call :meth:`set_replay` after building; an empty list or a weight of 0 leaves the loss untouched.
+    ``replay_nll`` collects the replayed samples' mean NLL per step (both modes), ``replay_used`` the indices of the
+    samples that entered a loss.
     """
 
     replay_rows: list = []
     replay_completions: list = []
+    replay_advantages: list = []
     replay_weight: float = 0.0
     replay_batch_size: int = 2
+    replay_mode: str = "sft"
 
-    def set_replay(self, rows: list, completions: list, *, weight: float, batch_size: int) -> None:
-        """The kept replay samples and how much of them each step adds."""
+    def set_replay(
+        self,
+        rows: list,
+        completions: list,
+        *,
+        weight: float,
+        batch_size: int,
+        mode: str = "sft",
+        advantages: list | None = None,
+    ) -> None:
+        """The kept replay samples and how much of them each step adds.
+
+        Args:
+            rows: training rows of the samples' tasks.
+            completions: the recorded completions.
+            weight: weight of the replay term (0: off).
+            batch_size: samples per training step.
+            mode: ``rl`` or ``sft`` (module docstring).
+            advantages: ``rl`` under GRPO: each sample's recorded advantage (``score - baseline``).
+        """
+        if mode not in ("rl", "sft"):
+            raise ValueError(f"replay mode={mode!r}: choose rl or sft")
         self.replay_rows, self.replay_completions = list(rows), list(completions)
-        self.replay_weight, self.replay_batch_size = weight, batch_size
+        self.replay_advantages = list(advantages) if advantages is not None else [1.0] * len(rows)
+        if len(self.replay_advantages) != len(self.replay_rows):
+            raise ValueError(f"{len(self.replay_advantages)} advantages for {len(self.replay_rows)} replay samples")
+        self.replay_weight, self.replay_batch_size, self.replay_mode = weight, batch_size, mode
         self.replay_nll: list[float] = []
+        self.replay_used: set[int] = set()
         self._replay_order = itertools.cycle(range(len(rows))) if rows else None
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
@@ -102,16 +140,25 @@ class ReplayLossMixin:
             return loss
         from vcoder.pipelines.curriculum.policy import completion_token_logps
 
-        terms = []
-        for _ in range(min(self.replay_batch_size, len(self.replay_rows))):
-            i = next(order)
-            logps = completion_token_logps(
+        picked = [next(order) for _ in range(min(self.replay_batch_size, len(self.replay_rows)))]
+        logps = {
+            i: completion_token_logps(
                 model, self.processing_class, self.replay_rows[i], self.replay_completions[i], grad=True
             )
-            if logps.numel():
-                terms.append(-logps.mean())
-        if not terms:
+            for i in picked
+        }
+        picked = [i for i in picked if logps[i].numel()]
+        if not picked:
             return loss
-        nll = sum(terms) / len(terms)
-        self.replay_nll.append(float(nll.detach()))
-        return loss + self.replay_weight * nll.to(loss.device)
+        self.replay_nll.append(float(sum(-logps[i].detach().mean() for i in picked) / len(picked)))
+        self.replay_used.update(picked)
+        if self.replay_mode == "sft":
+            term = sum(-logps[i].mean() for i in picked) / len(picked)
+        elif getattr(self, "webrl_success_index", None) is not None:  # a WebRLTrainer: WebRL's actor loss
+            rows = [self.replay_rows[i] for i in picked]
+            term = self.replay_actor_loss(
+                rows, [self.replay_completions[i] for i in picked], [logps[i] for i in picked]
+            )
+        else:  # GRPO: the recorded advantage on the recorded completion
+            term = sum(-self.replay_advantages[i] * logps[i].mean() for i in picked) / len(picked)
+        return loss + self.replay_weight * term.to(loss.device)

@@ -70,7 +70,8 @@ def check_start_model(model: str, *, recipe: str | None = None) -> None:
 
     A name that is not a folder here is taken for a hub model id (left to ``from_pretrained``) unless it starts like
     a path (``/``, ``.``, ``~``), its first component is a folder here (``outputs/...``), or the recipe's header
-    comments make it (a ``vcoder ... --out NAME`` line).
+    comments make it (a ``vcoder ... --out NAME`` line, NAME the folder or one holding it: ``vcoder quickstart
+    --sft-only --out outputs/quickstart-sft`` makes ``outputs/quickstart-sft/sft``).
 
     Raises:
         RunFolderError: the folder is missing; the message names it and the command from the recipe's header.
@@ -87,11 +88,21 @@ def check_start_model(model: str, *, recipe: str | None = None) -> None:
         found = re.search(r"^model_name_or_path:\s*(\S+)", text, flags=re.M)
         default = found.group(1) if found else None
     command = None
+
+    def makes(out: str, path: str) -> bool:  # the command writes the folder itself or a folder holding it
+        out, path = os.path.normpath(out), os.path.normpath(path)
+        return path == out or path.startswith(out + os.sep)
+
     for line, out in header:
-        if os.path.normpath(out) == os.path.normpath(model):
+        if makes(out, model):
             command = line.strip()
-        elif command is None and default and os.path.normpath(out) == os.path.normpath(default):
-            command = line.strip().replace(out, model)
+        elif command is None and default and makes(out, default):
+            # the recipe's folder moved: the same command writing where the asked model would be
+            inner = os.path.relpath(os.path.normpath(default), os.path.normpath(out))
+            where = os.path.normpath(model)
+            if inner != "." and where.endswith(os.sep + inner):
+                where = where[: -len(inner) - 1]
+            command = line.strip().replace(out, where)
     first = model.split("/", 1)[0]
     if command is None and not (model.startswith(("/", ".", "~")) or ("/" in model and os.path.isdir(first))):
         return  # a hub id
@@ -163,7 +174,14 @@ def run_curriculum(
             before = run_dir / f"phase_{phase - 1}"
             pool, buffer = read_jsonl(before / "next_pool.jsonl"), load_buffer(before / "replay_buffer.jsonl")
             start = str(before / "model")
-        report = run_phase(config, run_dir, phase, pool, buffer, start, writer=writer, predict=predict)
+        heldout_before = None
+        if phase and reports and reports[-1].get("heldout_success") is not None:
+            # the same policy decoded the same way: phase k starts from phase k-1's final policy
+            details = json.loads((run_dir / f"phase_{phase - 1}" / "details.json").read_text(encoding="utf-8"))
+            heldout_before = details.get("heldout")
+        report = run_phase(
+            config, run_dir, phase, pool, buffer, start, writer=writer, predict=predict, heldout_before=heldout_before
+        )
         reports.append(report)
         _write_summary(run_dir, config, reports)
         if on_phase is not None:

@@ -212,6 +212,35 @@ class WebRLTrainer(GRPOTrainer):
             metrics[f"webrl/{key}"].append(value)
         return terms["loss"]
 
+    def replay_actor_loss(self, rows, completions, logps) -> torch.Tensor:
+        """WebRL's actor loss on replayed successes (RL data of the phase with their recorded outcome, R = 1).
+
+        A one-step trajectory's advantage is ``binarise(clamp(V - V - 0.05 + R + R))``, 1 for a success whatever the
+        critic says; the reference's log-probabilities are computed here (TRL computes them only for its own batch).
+
+        Args:
+            rows: the samples' training rows.
+            completions: their recorded completions.
+            logps: the policy's per-token log-probabilities of each (1-D tensors with grad).
+        """
+        from vcoder.pipelines.curriculum.policy import completion_token_logps
+
+        reference = self.ref_model
+        if reference is None:  # PEFT: the reference is the policy without its adapter
+            model = self.accelerator.unwrap_model(self.model)
+            with model.disable_adapter():
+                ref = [completion_token_logps(model, self.processing_class, r, c) for r, c in zip(rows, completions)]
+        else:
+            ref = [completion_token_logps(reference, self.processing_class, r, c) for r, c in zip(rows, completions)]
+        advantage = [binarise(trajectory_advantages([0.0], 1.0))[0]] * len(rows)  # the value cancels in one step
+        logp = torch.stack([lp.sum() for lp in logps])
+        ref_logp = torch.stack([lp.sum() for lp in ref]).to(logp.device, logp.dtype)
+        n_tokens = torch.tensor([float(lp.numel()) for lp in logps], device=logp.device, dtype=logp.dtype)
+        terms = actor_loss_terms(logp, ref_logp, n_tokens, advantage)
+        mode = "train" if self.model.training else "eval"
+        self._metrics[mode]["webrl/replay_actor_loss"].append(terms["loss"].item())
+        return terms["loss"]
+
     def _critic_step(self, inputs, *, train: bool) -> dict[str, float]:
         """One critic update on the batch's judged rows (the next observation of a one-step trajectory is itself)."""
         keep = inputs["webrl_scored"]
