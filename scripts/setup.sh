@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything vcoder needs on a fresh Debian machine (idempotent; a second run is quick):
 #   Debian chromium-headless-shell, chromium + fonts (apt-get), the vcoder package with its training and dev extras (pip),
-#   and the front-end asset cache the hermetic renderer serves instead of CDNs (npm).
+#   the front-end asset cache the hermetic renderer serves instead of CDNs (npm), and the offline npm cache Bolt
+#   (Vite + React) projects install from in episodes (the only time the npm registry is used for them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,4 +47,9 @@ $PY -c "import vcoder, playwright, trl, torch, open_clip" || { echo "[setup] pyt
 echo "[setup] front-end assets (npm)" >&2
 $PY -m vcoder assets install
 
-echo "[setup] done: $($PY -m vcoder assets check)" >&2
+echo "[setup] offline npm cache for Bolt projects (vcoder/sites/npm_cache.py: the Bolt template, WebGen-Bench apps)" >&2
+$PY -m vcoder.sites.npm_cache fill >/dev/null
+# the build sandbox mounts a private tmpfs here for each build (vcoder/sites/build.py); needs root to run at all
+if [ "$(id -u)" = 0 ]; then mkdir -p /var/lib/vcoder/build && chmod 0755 /var/lib/vcoder /var/lib/vcoder/build; fi
+
+echo "[setup] done: $($PY -m vcoder assets check) $($PY -m vcoder.sites.npm_cache check)" >&2

@@ -10,6 +10,7 @@ frozen dataclass; a recipe or a CLI that needs one carries its fields flat, each
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -18,18 +19,46 @@ from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
 
-#: settings renamed to their declared name, old -> new; an old name still works in recipes and flags, with a warning
-RENAMED = {
+#: settings renamed to their declared name, old -> new; an old name still works in recipes and flags, with a warning.
+#: An old name that meant several settings at once (Step-GRPO's ``endpoint_timeout_ms`` was the budget of a judge,
+#: GUI-agent and test-writer request; WebGen-Bench's ``agent_timeout_ms`` the GUI agent's and the judge's) maps to a
+#: tuple: it sets each of them that the reader declares, so an old recipe keeps its meaning.
+RENAMED: dict[str, str | tuple[str, ...]] = {
     "site_width": "render_width",
     "site_height": "render_height",
     "load_timeout_ms": "render_timeout_ms",
     "gui_agent_base_url": "gui_base_url",
     "gui_agent_model": "gui_model",
+    "agent_base_url": "gui_base_url",
+    "agent_model": "gui_model",
+    "agent_max_tokens": "gui_max_tokens",
+    "agent_timeout_ms": ("gui_timeout_ms", "judge_timeout_ms"),
+    "endpoint_timeout_ms": ("judge_timeout_ms", "gui_timeout_ms", "test_writer_timeout_ms"),
     "case_step_limit": "gui_step_limit",
+    "max_actions": "gui_step_limit",
+    "case_deadline_ms": "gui_deadline_ms",
+    "case_timeout_ms": "gui_deadline_ms",
     "action_timeout_ms": "gui_action_timeout_ms",
     "judge_url": "judge_base_url",
     "gui_url": "gui_base_url",
+    "retries": "max_retries",
+    "concurrency": "max_concurrency",
 }
+
+
+def new_names(old: str, known: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The declared name(s) that replace ``old`` (``()`` when it was not renamed), keeping those ``known`` accepts.
+
+    Example:
+        >>> new_names("endpoint_timeout_ms", known={"judge_timeout_ms", "gui_timeout_ms"})
+        ('judge_timeout_ms', 'gui_timeout_ms')
+    """
+    new = RENAMED.get(old, ())
+    names = (new,) if isinstance(new, str) else new
+    if known is None:
+        return names
+    accepted = set(known)
+    return tuple(n for n in names if n in accepted)
 
 
 def flat_name(prefix: str, name: str) -> str:
@@ -37,31 +66,78 @@ def flat_name(prefix: str, name: str) -> str:
     return f"{prefix}_{name}"
 
 
-def flat_fields(prefix: str, value_type: type, *, skip: Iterable[str] = (), **defaults: Any) -> list[tuple]:
+def flat_fields(
+    prefix: str,
+    value_type: type,
+    *,
+    only: Iterable[str] | None = None,
+    skip: Iterable[str] = (),
+    about: str | None = None,
+    **defaults: Any,
+) -> list[tuple]:
     """``value_type``'s fields as ``(flat name, type, dataclasses.field)`` triples for ``dataclasses.make_dataclass``
-    or a recipe decorator: same types and help, named with :func:`flat_name`, defaults overridden by ``defaults``.
+    or a recipe decorator (:func:`carries`): same types and help, named with :func:`flat_name`, defaults overridden
+    by ``defaults``.
 
     Args:
         prefix: what the value configures in the recipe (``judge``, ``gui``, ``render``, ``case``).
         value_type: a dataclass whose fields carry ``metadata={"help": ...}``.
+        only: the fields the recipe carries (default: all but ``skip``), in the value type's order.
         skip: fields the recipe does not carry (they keep the value type's defaults in :func:`from_flat`).
+        about: what the value is in this recipe, put before each help text (``"the screenshot judge"``).
         **defaults: the recipe's own defaults, by field name.
     """
     fields = {f.name: f for f in dataclasses.fields(value_type)}
-    unknown = [k for k in (*defaults, *skip) if k not in fields]
+    kept = set(fields if only is None else only) - set(skip)
+    unknown = [k for k in (*defaults, *skip, *(only or ())) if k not in fields]
     if unknown:
-        raise TypeError(f"{value_type.__name__} has no field(s) {unknown_names(unknown, fields)}")
+        raise TypeError(f"{value_type.__name__} has no field(s) {unknown_names(unknown, sorted(fields))}")
+    dropped = [k for k in defaults if k not in kept]
+    if dropped:
+        raise TypeError(f"defaults for {dropped}, which the recipe does not carry (see only= / skip=)")
     out = []
     for name, f in fields.items():
-        if name in skip:
+        if name not in kept:
             continue
+        metadata = f.metadata
+        if about and "help" in metadata:
+            metadata = {**metadata, "help": f"{about}: {metadata['help']}"}
         default = defaults.get(name, f.default)
         if default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING:
-            spec = dataclasses.field(default_factory=f.default_factory, metadata=f.metadata)
+            spec = dataclasses.field(default_factory=f.default_factory, metadata=metadata)
         else:
-            spec = dataclasses.field(default=default, metadata=f.metadata)
+            spec = dataclasses.field(default=default, metadata=metadata)
         out.append((flat_name(prefix, name), f.type, spec))
     return out
+
+
+def carries(prefix: str, value_type: type, **options: Any):
+    """Class decorator (put it under ``@dataclass``): the recipe carries ``value_type`` flat, its fields generated by
+    :func:`flat_fields` (same arguments) after the class's own, so a value object's settings are declared once.
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> from vcoder.rendering.spec import RenderSpec
+        >>> @dataclass
+        ... @carries("render", RenderSpec, timeout_ms=10_000)
+        ... class Recipe:
+        ...     steps: int = 1
+        >>> Recipe().render_timeout_ms
+        10000
+    """
+    generated = flat_fields(prefix, value_type, **options)
+
+    def decorate(cls: type) -> type:
+        annotations = dict(inspect.get_annotations(cls))
+        for name, type_, spec in generated:
+            if name in annotations:
+                raise TypeError(f"{cls.__name__}.{name} is generated from {value_type.__name__}; do not declare it")
+            annotations[name] = type_
+            setattr(cls, name, spec)
+        cls.__annotations__ = annotations
+        return cls
+
+    return decorate
 
 
 def from_flat(prefix: str, value_type: type, source: Any, **overrides: Any) -> Any:
@@ -87,30 +163,50 @@ def rename_keys(mapping: Mapping[str, Any], *, where: str, known: Iterable[str] 
     Raises:
         ValueError: a setting given under both its old and its new name.
     """
-    accepted = None if known is None else set(known)
     out: dict[str, Any] = {}
     for key, value in mapping.items():
-        new = RENAMED.get(key)
-        if new is not None and (accepted is None or new in accepted):
+        news = new_names(key, known)
+        if not news:
+            out[key] = value
+            continue
+        for new in news:
             if new in mapping:
                 raise ValueError(f"{where}: {key!r} and {new!r} name one setting; keep {new!r}")
-            logger.warning("%s: %r is now called %r; the old name still works, with this warning", where, key, new)
-            key = new
-        out[key] = value
+            out[new] = value
+        called = " and ".join(repr(n) for n in news)
+        logger.warning("%s: %r is now called %s; the old name still works, with this warning", where, key, called)
     return out
 
 
 def rename_flags(argv: Sequence[str], *, known: Iterable[str] | None = None) -> list[str]:
-    """Command-line ``--old`` / ``--old=value`` flags of :data:`RENAMED` as their new names (a warning each)."""
-    accepted = None if known is None else set(known)
+    """Command-line ``--old`` / ``--old=value`` flags of :data:`RENAMED` as their new names (a warning each; an old
+    flag that meant several settings becomes one flag per setting, each with the value)."""
+    return _rewrite(list(argv), lambda name: new_names(name, known), "--{}", "command line: --%s is now %s")
+
+
+def _rewrite(argv: list[str], lookup, spell: str, message: str) -> list[str]:
+    """``argv`` with each ``--name[=value]`` whose ``lookup(name)`` is not empty replaced by those flags (spelled with
+    ``spell``), each given the value (``--name value`` takes the next item as its value)."""
     out = []
-    for item in argv:
-        name, sep, value = item[2:].partition("=") if item.startswith("--") else ("", "", "")
-        new = RENAMED.get(name)
-        if new is not None and (accepted is None or new in accepted):
-            logger.warning("command line: --%s is now --%s; the old flag still works, with this warning", name, new)
-            item = f"--{new}{sep}{value}"
-        out.append(item)
+    i = 0
+    while i < len(argv):
+        item = argv[i]
+        i += 1
+        name, sep, value = item[2:].partition("=") if item.startswith("--") and len(item) > 2 else ("", "", "")
+        news = lookup(name) if name else ()
+        if not news:
+            out.append(item)
+            continue
+        flags = [spell.format(n) for n in news]
+        logger.warning(message + "; the old spelling still works, with this warning", name, " and ".join(flags))
+        if len(flags) == 1 or sep:
+            out += [f"{flag}{sep}{value}" for flag in flags]
+        elif i < len(argv) and not argv[i].startswith("--"):
+            value = argv[i]
+            i += 1
+            out += [part for flag in flags for part in (flag, value)]
+        else:
+            out += flags  # a switch, or a value missing: the parser says so
     return out
 
 
@@ -124,15 +220,13 @@ def respell_flags(argv: Sequence[str], known: Iterable[str]) -> list[str]:
     or an old name of :data:`RENAMED` (``--judge-url``) whose new flag is in ``known`` and which is not itself in
     ``known`` is rewritten, with a warning; anything else is left to the parser."""
     accepted = set(known)
-    out = []
-    for item in argv:
-        if item.startswith("--") and len(item) > 2:
-            name, sep, value = item[2:].partition("=")
-            key = name.replace("-", "_")
-            new = cli_flag(RENAMED.get(key, key))
-            # a spelling some parser declares as it is stays (agent test's --action-timeout-ms is its own flag)
-            if new != f"--{name}" and new in accepted and f"--{name}" not in accepted:
-                logger.warning("--%s is spelled %s; the old spelling still works, with this warning", name, new)
-                item = f"{new}{sep}{value}"
-        out.append(item)
-    return out
+
+    def lookup(name: str) -> tuple[str, ...]:
+        # a spelling some parser declares as it is stays (agent test's --action-timeout-ms is its own flag)
+        if f"--{name}" in accepted:
+            return ()
+        key = name.replace("-", "_")
+        news = tuple(cli_flag(n) for n in (new_names(key) or (key,)))
+        return tuple(n for n in news if n in accepted) if news != (f"--{name}",) else ()
+
+    return _rewrite(list(argv), lookup, "{}", "--%s is spelled %s")

@@ -93,7 +93,7 @@ def test_a_policy_server_that_times_out_is_an_infrastructure_failure(tmp_path):
     with ScriptedServer(file_reply(FIXED["html"]), delay_s=4.0) as slow:
         proc = build(
             *("--task", "task.json", "--base-url", slow.base_url, "--model", "scripted", "--out", "out", "--json"),
-            *("--timeout-ms", "1000", "--retries", "0"),
+            *("--timeout-ms", "1000", "--max-retries", "0"),
             cwd=tmp_path,
         )
     assert proc.returncode == 3, proc.stderr
@@ -130,7 +130,7 @@ def test_usage_and_configuration_errors_exit_2_and_write_nothing(tmp_path, task,
     (tmp_path / "task.json").write_text(task if task is not None else json.dumps(TASK))
     url = f"http://127.0.0.1:{dead_port()}"
     proc = build(
-        *("--task", "task.json", "--base-url", url, "--model", "m", "--out", "out", "--retries", "0", *extra),
+        *("--task", "task.json", "--base-url", url, "--model", "m", "--out", "out", "--max-retries", "0", *extra),
         cwd=tmp_path,
         timeout=120,
     )

@@ -70,7 +70,7 @@ def test_predict_writes_resumes_and_keeps_raw(testset, tmp_path, capsys):
     out = tmp_path / "preds"
     with ScriptedServer(HTML_REPLY) as server:
         common = ["--testset", str(testset), "--base-url", server.base_url, "--model", "scripted", "--out", str(out)]
-        code, summary, _ = _predict(capsys, *common, "--concurrency", "2")
+        code, summary, _ = _predict(capsys, *common, "--max-concurrency", "2")
         assert code == 0
         assert summary["n"] == 4 and summary["done"] == 4 and summary["skipped"] == 0 and summary["failed"] == 0
         assert summary["no_html"] == 0 and summary["mean_latency_s"] >= 0
@@ -128,12 +128,12 @@ def test_some_failures_exit_3_and_a_rerun_finishes(testset, tmp_path, capsys):
     out = tmp_path / "preds"
     with ScriptedServer(HTML_REPLY, statuses=(500, 500)) as server:
         common = ["--testset", str(testset), "--base-url", server.base_url, "--model", "scripted", "--out", str(out)]
-        code, summary, _ = _predict(capsys, *common, "--retries", "0", "--concurrency", "1")
+        code, summary, _ = _predict(capsys, *common, "--max-retries", "0", "--max-concurrency", "1")
         assert code == 3 and summary["failed"] == 2 and summary["done"] == 2
         failed = [m for m in map(json.loads, (out / "predictions.jsonl").read_text().splitlines()) if m["error"]]
         assert len(failed) == 2 and all("500" in m["error"] for m in failed)
         assert len(list(out.glob("*.html"))) == 2
-        code, summary, _ = _predict(capsys, *common, "--retries", "0")
+        code, summary, _ = _predict(capsys, *common, "--max-retries", "0")
         assert code == 0 and summary["done"] == 2 and summary["skipped"] == 2
 
 
@@ -143,7 +143,7 @@ def test_slow_server_times_out_retries_and_fails(testset, tmp_path, capsys):
         code, summary, _ = _predict(
             capsys,
             *("--testset", str(testset), "--base-url", server.base_url, "--model", "scripted", "--out", str(out)),
-            *("--timeout-ms", "200", "--retries", "1", "--ids", "1,2"),
+            *("--timeout-ms", "200", "--max-retries", "1", "--ids", "1,2"),
         )
         assert code == 3 and summary["failed"] == 2 and server.chat_hits == 4  # 2 samples x (1 try + 1 retry)
     assert not list(out.glob("*.html"))
@@ -155,7 +155,7 @@ def test_unreachable_server_and_wrong_model_write_nothing(testset, tmp_path, cap
     out = tmp_path / "preds"
     url = f"http://127.0.0.1:{dead_port()}"
     code, summary, err = _predict(
-        capsys, "--testset", str(testset), "--base-url", url, "--model", "m", "--out", str(out), "--retries", "0"
+        capsys, "--testset", str(testset), "--base-url", url, "--model", "m", "--out", str(out), "--max-retries", "0"
     )
     assert code == 2 and summary is None and url in err and "vllm serve" in err and not out.exists()
     with ScriptedServer(HTML_REPLY, models=("real-model",)) as server:
@@ -186,7 +186,7 @@ def test_predict_against_transformers_serve(tiny_vlm_server, tmp_path, capsys):
     testset = _make_testset(tmp_path / "testset", n=3)
     out = tmp_path / "preds"
     common = ["--testset", str(testset), "--base-url", tiny_vlm_server.base_url, "--model", tiny_vlm_server.model]
-    common += ["--out", str(out), "--max-tokens", "16", "--concurrency", "2", "--timeout-ms", "120000"]
+    common += ["--out", str(out), "--max-tokens", "16", "--max-concurrency", "2", "--timeout-ms", "120000"]
     code, summary, err = _predict(capsys, *common)
     assert code == 0, err
     assert summary["done"] == 3 and summary["failed"] == 0

@@ -52,8 +52,8 @@ def write_tasks(path, tasks) -> None:
 def command(tmp_path, server, *extra: str) -> list[str]:
     return [
         *(sys.executable, "-m", "vcoder", "eval", "webgen-bench", "--tasks", str(tmp_path / "tasks.jsonl")),
-        *("--base-url", server.base_url, "--model", "scripted", "--agent-base-url", server.base_url),
-        *("--agent-model", "scripted", "--out", str(tmp_path / "out"), "--width", "640", "--height", "480"),
+        *("--base-url", server.base_url, "--model", "scripted", "--gui-base-url", server.base_url),
+        *("--gui-model", "scripted", "--out", str(tmp_path / "out"), "--width", "640", "--height", "480"),
         *("--no-progress", "--json", *extra),
     ]
 
@@ -157,7 +157,7 @@ def test_server_failures_and_timeouts_are_retried_not_counted(tmp_path):
     write_tasks(tmp_path / "tasks.jsonl", tasks)
     fail = [("builder", "{fail-builder}"), ("agent", "{fail-agent}")]
     with RoutedServer(fail=fail, delay_s=[("builder", "{slow-builder}", 6.0)]) as server:
-        proc = webgen(tmp_path, server, "--retries", "0", "--timeout-ms", "2000")
+        proc = webgen(tmp_path, server, "--max-retries", "0", "--timeout-ms", "2000")
         assert proc.returncode == 3, proc.stderr
         summary = json.loads(proc.stdout)
         assert summary["n_scored"] == 1 and summary["accuracy"] == 1.0 and not summary["complete"]
@@ -190,7 +190,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_a_task(tmp_path):
     write_tasks(tmp_path / "tasks.jsonl", tasks)
     with RoutedServer(delay_s=[("builder", "{slow-builder}", 300.0)]) as server:
         proc = subprocess.Popen(
-            command(tmp_path, server, "--concurrency", "1"),
+            command(tmp_path, server, "--max-concurrency", "1"),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # its own group: Chromium goes down with it
@@ -209,7 +209,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_a_task(tmp_path):
         with open(path, "a") as fh:  # as if the kill had come in the middle of writing a line
             fh.write('{"id": "second", "status": "scored", "accu')
         server.delay_s.clear()
-        resumed = webgen(tmp_path, server, "--concurrency", "1")
+        resumed = webgen(tmp_path, server, "--max-concurrency", "1")
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["complete"] and summary["accuracy"] == pytest.approx(0.75)
@@ -222,16 +222,16 @@ def test_configuration_errors_exit_2_and_write_nothing(tmp_path):
     write_tasks(tmp_path / "tasks.jsonl", TASKS)
     with RoutedServer() as server:
         dead = f"http://127.0.0.1:{dead_port()}"
-        cmd = command(tmp_path, server, "--retries", "0")
+        cmd = command(tmp_path, server, "--max-retries", "0")
         unreachable = subprocess.run(
-            [*cmd, "--agent-base-url", dead], capture_output=True, text=True, timeout=120
-        )  # the last --agent-base-url wins
+            [*cmd, "--gui-base-url", dead], capture_output=True, text=True, timeout=120
+        )  # the last --gui-base-url wins
         assert unreachable.returncode == 2, unreachable.stderr
-        assert "--agent-base-url: cannot reach the OpenAI-compatible server at " + dead in unreachable.stderr
+        assert "--gui-base-url: cannot reach the OpenAI-compatible server at " + dead in unreachable.stderr
         assert "vllm serve" in unreachable.stderr and "nothing was written" in unreachable.stderr
         assert not (tmp_path / "out").exists() and unreachable.stdout == ""
         for extra, message in [
-            (["--max-actions", "16"], "max_actions must be in 1..15"),
+            (["--gui-step-limit", "16"], "gui_step_limit must be in 1..15"),
             (["--judge-url", dead], "--judge-base-url and --judge-model go together"),
             (["--ids", "t-ok,nope"], "no task with id 'nope'"),
         ]:

@@ -90,16 +90,16 @@ def test_task_files_are_checked(tmp_path):
 
 
 def test_settings_are_checked():
-    base = {"base_url": "http://a", "model": "m", "agent_base_url": "http://b", "agent_model": "v"}
-    with pytest.raises(ValueError, match="max_actions must be in 1..15"):
-        WebGenConfig(**base, max_actions=16)
+    base = {"base_url": "http://a", "model": "m", "gui_base_url": "http://b", "gui_model": "v"}
+    with pytest.raises(ValueError, match="gui_step_limit must be in 1..15"):
+        WebGenConfig(**base, gui_step_limit=16)
     with pytest.raises(ValueError, match="judge_base_url and judge_model go together"):
         WebGenConfig(**base, judge_base_url="http://c")
     assert WebGenConfig(**base).judge_endpoint == ("http://b", "v")
     assert WebGenConfig(**base, judge=False).fingerprint()["judge_model"] is None
     assert WebGenConfig(**base, max_turns=3).mode == "agent" and WebGenConfig(**base).mode == "one-shot"
-    options = WebGenConfig(**base, max_actions=7).case_options()
-    assert (options.case_step_limit, options.screenshot_weight, options.gui_weight) == (7, 0.0, 1.0)
+    options = WebGenConfig(**base, gui_step_limit=7).case_options()
+    assert (options.gui_step_limit, options.screenshot_weight, options.gui_weight) == (7, 0.0, 1.0)
 
 
 def test_folder_names_are_safe_and_distinct():

@@ -30,9 +30,9 @@ OPTIONS = EpisodeOptions(
     width=640,
     height=400,
     screenshot_weight=0,
-    case_deadline_ms=40_000,
+    gui_deadline_ms=40_000,
     action_timeout_ms=20_000,
-    load_timeout_ms=20_000,
+    render_timeout_ms=20_000,
 )
 
 

@@ -23,7 +23,7 @@ def test_the_gui_agent_reward_logs_one_record_per_distinct_graded_page(tmp_path)
 
     log = tmp_path / "v" / "verdicts.jsonl"
     working, broken = make_page("counter", 4), make_page("counter", 4, broken="handler_removed")
-    reward = build_reward("gui_agent", verdict_log=str(log), gui_timeout_ms=15000)
+    reward = build_reward("gui_agent", verdict_log=str(log), gui_deadline_ms=15000)
     completions = [working["html"], broken["html"], working["html"], "no markup here"]
     scores = asyncio.run(
         reward(
@@ -55,7 +55,7 @@ def test_the_gui_agent_reward_writes_nothing_without_a_log(tmp_path, monkeypatch
 
     monkeypatch.chdir(tmp_path)
     page = make_page("tabs", 1)
-    reward = build_reward("gui_agent", gui_timeout_ms=15000)
+    reward = build_reward("gui_agent", gui_deadline_ms=15000)
     assert asyncio.run(reward([page["html"]], test_cases=[page["test_cases"]])) == [1.0]
     assert list(tmp_path.iterdir()) == []
 
@@ -95,7 +95,7 @@ def test_site_grading_logs_the_graded_site_by_folder(tmp_path):
     )
     log = tmp_path / "log" / "verdicts.jsonl"
     grader = SiteGrader(pool=get_default_pool(), verdict_log=log)
-    options = EpisodeOptions(width=640, height=400, case_deadline_ms=20_000, settle_timeout_ms=5000)
+    options = EpisodeOptions(width=640, height=400, gui_deadline_ms=20_000, settle_timeout_ms=5000)
     grades = asyncio.run(grader.grade({"index.html": page["html"]}, site_dir, task, options))
     assert grades.gui == 1.0
     (record,) = read_verdicts(log)
@@ -129,7 +129,7 @@ def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
 
     log = tmp_path / "verdicts.jsonl"
     grader = SiteGrader(pool=get_default_pool(), verdict_log=log)  # no judge: the step reward is 10 * gui
-    options = EpisodeOptions(width=640, height=400, case_deadline_ms=15_000, settle_timeout_ms=20_000)
+    options = EpisodeOptions(width=640, height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
     task = {"id": "counter-1", "instruction": fixed["instruction"], "test_cases": fixed["test_cases"]}
     result = asyncio.run(run_site_episode(task, policy, grader=grader, options=options, out_dir=tmp_path / "ep"))
     assert [s.reward for s in result.steps] == [-1.0, 1.25, 10.0] and result.finished
@@ -166,8 +166,9 @@ def test_a_site_without_files_is_graded_zero_and_not_logged(tmp_path):
 
 def test_the_step_grpo_recipe_passes_its_verdict_log_to_the_grader(tmp_path):
     from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+    from vcoder.pipelines.step_grpo.grading import build_grader
 
-    grader = StepGRPOScriptArguments(verdict_log=str(tmp_path / "v.jsonl")).grader()
+    grader = build_grader(StepGRPOScriptArguments(verdict_log=str(tmp_path / "v.jsonl")))
     assert grader.verdict_log == str(tmp_path / "v.jsonl") and grader.verdict_source == "site_grading"
 
 

@@ -177,7 +177,7 @@ def test_judge_and_gui_agent_give_none_when_chromium_dies_and_zero_for_a_hung_pa
     pool = get_default_pool()
     get_context().use_pool(pool)
     counter = interactive_page("counter", 7)
-    gui = build_reward("gui_agent", render_timeout_ms=4000, gui_timeout_ms=8000)
+    gui = build_reward("gui_agent", render_timeout_ms=4000, gui_deadline_ms=8000)
     # a page that never finishes loading is the page's fault: every case NO
     hung = asyncio.run(gui(completions=[fenced(HANG)], test_cases=[counter["test_cases"]]))
     assert hung == [0.0]

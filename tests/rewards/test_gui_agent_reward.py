@@ -47,7 +47,7 @@ def test_registry_builds_it_with_shared_parameters():
     [
         {"gui_step_limit": 0},
         {"gui_timeout_ms": -1},
-        {"gui_timeout_ms": 1000, "gui_action_timeout_ms": 2000},
+        {"gui_deadline_ms": 1000, "gui_action_timeout_ms": 2000},
         {"gui_step_limit": 1.5},
         {"gui_base_url": "http://127.0.0.1:9"},
     ],
@@ -126,7 +126,9 @@ SCRIPTED = {
 
 
 def _vlm_reward(base_url: str, **limits):
-    return make_gui_agent_reward(gui_base_url=base_url, gui_model="scripted", **{"gui_timeout_ms": 15000, **limits})
+    return make_gui_agent_reward(
+        gui_base_url=base_url, gui_model="scripted", **{"gui_deadline_ms": 15000, "gui_timeout_ms": 15000, **limits}
+    )
 
 
 @pytest.mark.browser

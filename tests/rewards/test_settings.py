@@ -28,6 +28,7 @@ CHANGED = {
     "evidence_gate": False,
     "visual_weights": {"block": 2.0, "ssim": 1.0},
     "gui_step_limit": 7,
+    "gui_deadline_ms": 9000,
     "gui_timeout_ms": 9000,
     "gui_action_timeout_ms": 2000,
     "gui_base_url": "http://127.0.0.1:9",
@@ -89,7 +90,7 @@ def test_every_factory_takes_every_parameter_and_refuses_typos(name, request):
     ("params", "fragment"),
     [
         ({"render_width": 0}, "render_width=0 must be a positive integer"),
-        ({"gui_timeout_ms": 1000, "gui_action_timeout_ms": 2000}, "gui_action_timeout_ms=2000 must be below"),
+        ({"gui_deadline_ms": 1000, "gui_action_timeout_ms": 2000}, "gui_action_timeout_ms=2000 must be below"),
         ({"gui_base_url": "http://127.0.0.1:9"}, "give both"),
         ({"format_style": "xml"}, "format_style='xml'"),
         ({"visual_weights": {"blocks": 1.0}}, "'blocks' (did you mean 'block'?)"),

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 BROKEN = make_page("counter", 1, broken="handler_removed")  # its buttons do nothing
 FIXED = make_page("counter", 1)
 TASK = {"id": "counter-1", "instruction": FIXED["instruction"], "test_cases": FIXED["test_cases"]}
-OPTIONS = EpisodeOptions(width=640, height=400, case_deadline_ms=15_000, settle_timeout_ms=20_000)
+OPTIONS = EpisodeOptions(width=640, height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
 
 
 def file_reply(html: str, prose: str = "") -> str:

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 DESCRIPTION = """Build a website over up to --max-turns turns: each turn the model at --base-url writes files
-(<file path="...">...</file>, <delete path="..."/>, <finish/>), the site is rendered in hermetic Chromium and graded
+(<file path="...">...</file>, <delete path="..."/>, <finish/>; or, with --turn-format bolt, WebGen-Agent's Bolt
+markup, whose Vite + React project is installed offline and built in a sandbox), the site is rendered in hermetic Chromium and graded
 (appearance by the screenshot judge at --judge-base-url, test cases by the scripted policy or, for natural-language
 cases, the VLM GUI agent at --gui-base-url), and the feedback goes back to the model. A malformed turn scores -1 and
 changes nothing. Step reward = 5 x appearance + 5 x test cases (0-10; a component without an endpoint is left out).
@@ -39,17 +40,38 @@ def add_parser(sub) -> None:
     b.add_argument("--gui-base-url", help="VLM GUI agent's server for natural-language cases (default: those not run)")
     b.add_argument("--gui-model", help="VLM GUI agent's model")
     b.add_argument("--max-turns", type=int, default=5, help="turns before the episode ends (default 5)")
+    add_turn_format_argument(b)
+    b.add_argument(
+        "--system-prompt",
+        metavar="FILE",
+        type=Path,
+        help="the builder's system prompt from a text file (e.g. WebGen-Agent's src/prompts/system.py text, which "
+        "its released models were trained with); default: vcoder's prompt for the turn format",
+    )
     b.add_argument("--out", required=True, type=Path, help="the episode folder (must be empty or absent)")
     b.add_argument("--json", action="store_true", help="print the result as one JSON object")
     b.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the builder (default 1)")
     b.add_argument("--max-tokens", type=int, default=8192, help="reply budget of the builder (default 8192)")
     b.add_argument("--timeout-ms", type=int, default=300_000, help="budget of one builder reply (default 300000)")
-    b.add_argument("--retries", type=int, default=2, help="request retries on errors, timeouts, 429, 5xx")
+    b.add_argument("--max-retries", type=int, default=2, help="request retries on errors, timeouts, 429, 5xx")
     b.add_argument("--feedback-images", action="store_true", help="screenshots in the feedback (a VLM builder)")
     b.add_argument("--width", type=int, default=1280, help="viewport width in px (default 1280)")
     b.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
     b.add_argument("--extra-body", metavar="JSON", help="server-specific request fields for every endpoint")
     b.set_defaults(func=run)
+
+
+def add_turn_format_argument(parser) -> None:
+    """``--turn-format vcoder|bolt`` (``EpisodeOptions.turn_format``), for every command that runs site episodes."""
+    from vcoder.sites.records import TURN_FORMATS
+
+    parser.add_argument(
+        "--turn-format",
+        choices=TURN_FORMATS,
+        default="vcoder",
+        help="the builder's markup: vcoder (<file path> blocks, a static site; default) or bolt (WebGen-Agent's "
+        "<boltArtifact>/<boltAction>: a Vite + React project installed offline and built in a sandbox)",
+    )
 
 
 class UsageError(ValueError):
@@ -123,17 +145,33 @@ def _options(args) -> Any:
     numbers = {"max_turns": args.max_turns, "max_tokens": args.max_tokens, "timeout_ms": args.timeout_ms}
     numbers.update(width=args.width, height=args.height)
     bad = {k: v for k, v in numbers.items() if v < 1}
-    if bad or args.retries < 0:
-        raise UsageError(f"these options must be >= 1 (--retries >= 0): {bad or {'retries': args.retries}}")
+    if bad or args.max_retries < 0:
+        raise UsageError(
+            f"these options must be >= 1 (--max-retries >= 0): {bad or {'max_retries': args.max_retries}}"
+        )
     return EpisodeOptions(
         max_turns=args.max_turns,
+        turn_format=args.turn_format,
+        system_prompt=_system_prompt(args.system_prompt),
         feedback_images=args.feedback_images,
         width=args.width,
         height=args.height,
-        reply_timeout_ms=args.timeout_ms * (args.retries + 1) + 10_000,
+        reply_timeout_ms=args.timeout_ms * (args.max_retries + 1) + 10_000,
         max_reply_tokens=args.max_tokens,
         temperature=args.temperature,
     )
+
+
+def _system_prompt(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--system-prompt {path}: cannot read it ({exc})") from exc
+    if not text.strip():
+        raise UsageError(f"--system-prompt {path} is empty")
+    return text
 
 
 def extra_body(text: str | None) -> dict[str, Any] | None:
@@ -155,6 +193,11 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args)
         judge_at, gui_at = _pair(args, "judge"), _pair(args, "gui")
         body = extra_body(args.extra_body)
+        if args.turn_format == "bolt":
+            from vcoder.sites.build import sandbox_problem
+
+            if sandbox_problem():
+                raise UsageError(f"--turn-format bolt: {sandbox_problem()}")
         if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
             raise UsageError(f"--out {str(args.out)!r} exists and is not an empty folder; give a new folder")
     except UsageError as exc:
@@ -172,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     from vcoder.rendering import BrowserPool
     from vcoder.sites.audit import AuditedGrader, check_endpoints
 
-    retries = args.retries
+    retries = args.max_retries
     try:
         client = ChatClient(
             args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body

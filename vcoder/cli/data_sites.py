@@ -31,7 +31,7 @@ def add_parsers(sub) -> None:
     traj.add_argument("--out", type=Path, required=True, help="JSONL file to write (+ OUT.meta.jsonl beside it)")
     traj.add_argument("--flawed-share", type=float, default=0.75, help="share of first attempts that are flawed")
     traj.add_argument("--layouts", default="single,split", help="site layouts to draw from: single, split")
-    traj.add_argument("--concurrency", type=int, default=4, help="episodes graded at once")
+    traj.add_argument("--max-concurrency", type=int, default=4, help="episodes graded at once")
     traj.add_argument("--expect-timeout-ms", type=int, default=5000, help="how long unmet expectations are re-checked")
     traj.add_argument("--choice-seed", type=int, default=0, help="seed of the per-trajectory choices")
     traj.add_argument("--width", type=int, default=1280, help="viewport width")
@@ -99,7 +99,7 @@ def run_trajectories(args) -> int:
             flawed_share=args.flawed_share,
             layouts=tuple(s.strip() for s in args.layouts.split(",") if s.strip()),
             seed=args.choice_seed,
-            concurrency=args.concurrency,
+            concurrency=args.max_concurrency,
             expect_timeout_ms=args.expect_timeout_ms,
             episode={"width": args.width, "height": args.height},
         )

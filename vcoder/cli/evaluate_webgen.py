@@ -9,15 +9,25 @@ from pathlib import Path
 
 DESCRIPTION = """Build each site of WebGen-Bench's test.jsonl with the model at --base-url (one-shot: one reply;
 agent mode with --max-turns N: N turns with appearance feedback, the test cases hidden), then run every test case on
-the final site with the VLM GUI agent at --agent-base-url (at most 15 actions; YES / PARTIAL / NO with its reason)
+the final site with the VLM GUI agent at --gui-base-url (at most 15 actions; YES / PARTIAL / NO with its reason)
 and grade the appearance (0-5) with the screenshot judge (default: the agent's endpoint). Writes OUT/results.jsonl
 (one line per task, resumable: a re-run skips scored tasks and retries the others), OUT/summary.json, OUT/report.html
 and OUT/tasks/<id>/. Accuracy = (YES + 0.5 x PARTIAL) / cases; a site that fails to build counts 0.
 Exit status: 0 every task scored, 3 some tasks not scored (a server or the browser failed: run again to retry them),
-2 usage or configuration error (bad tasks file, unreachable server: nothing written)."""
+2 usage or configuration error (bad tasks file, unreachable server: nothing written).
+
+Protocols (--protocol): vcoder (default) grades as above. webgen-bench grades as WebGen-Bench's own scripts do: its
+WebVoyager agent (up to 15 iterations, the last 3 screenshots in the conversation, temperature 1, a 1024x768
+window) with the verdict read by substring of its last reply, and its 1-5 appearance prompt over up to 3 scrolled
+1024x768 screenshots (the first digit after "Grade"; unreadable = 0); accuracy over all cases of all tasks,
+appearance = the grades' sum / all tasks; --gui-step-limit is its iteration budget, and a case may take every
+iteration's request budget (the benchmark bounds requests, not cases). --protocol vcoder,webgen-bench builds each
+site once and grades it both ways (the first one gives the headline numbers; summary.json's by_protocol has each)."""
 
 
 def add_parser(bench) -> None:
+    from vcoder.cli.agent_build import add_turn_format_argument
+
     w = bench.add_parser(
         "webgen-bench",
         help="WebGen-Bench: build each site with a model server, test it with a VLM GUI agent (accuracy, appearance)",
@@ -27,25 +37,43 @@ def add_parser(bench) -> None:
     w.add_argument("--tasks", required=True, type=Path, help="WebGen-Bench's test.jsonl (or a folder holding it)")
     w.add_argument("--base-url", required=True, help="the site-building model's server, e.g. http://127.0.0.1:8000")
     w.add_argument("--model", required=True, help="model name as that server knows it")
-    w.add_argument("--agent-base-url", required=True, help="the VLM GUI agent's server")
-    w.add_argument("--agent-model", required=True, help="the VLM GUI agent's model")
+    w.add_argument("--gui-base-url", required=True, help="the VLM GUI agent's server (old flag: --agent-base-url)")
+    w.add_argument("--gui-model", required=True, help="the VLM GUI agent's model (old flag: --agent-model)")
     w.add_argument("--out", required=True, type=Path, help="output folder (created; a re-run resumes it)")
     w.add_argument("--max-turns", type=int, default=1, help="turns per site: 1 = one-shot (default), N = agent mode")
     w.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    w.add_argument("--judge-base-url", help="screenshot judge's server (default: --agent-base-url)")
-    w.add_argument("--judge-model", help="screenshot judge's model (default: --agent-model)")
+    w.add_argument("--judge-base-url", help="screenshot judge's server (default: --gui-base-url)")
+    w.add_argument("--judge-model", help="screenshot judge's model (default: --gui-model)")
     w.add_argument("--no-judge", action="store_true", help="do not grade appearance (it is then null)")
-    w.add_argument("--max-actions", type=int, default=15, help="GUI-agent actions per case (default 15, at most 15)")
-    w.add_argument("--concurrency", type=int, default=2, help="tasks in flight (default 2)")
+    w.add_argument(
+        "--gui-step-limit",
+        type=int,
+        default=15,
+        help="GUI-agent actions per case (default 15, at most 15; old: --max-actions)",
+    )
+    w.add_argument("--max-concurrency", type=int, default=2, help="tasks in flight (default 2; old: --concurrency)")
     w.add_argument("--timeout-ms", type=int, default=600_000, help="budget of one builder request (default 600000)")
     w.add_argument(
-        "--agent-timeout-ms", type=int, default=120_000, help="budget of one agent/judge request (default 120000)"
+        "--gui-timeout-ms", type=int, default=120_000, help="budget of one GUI-agent request (default 120000)"
     )
-    w.add_argument("--case-timeout-ms", type=int, default=300_000, help="budget of one test case (default 300000)")
-    w.add_argument("--retries", type=int, default=2, help="request retries on errors, timeouts, 429, 5xx (default 2)")
+    w.add_argument(
+        "--judge-timeout-ms", type=int, default=120_000, help="budget of one screenshot-judge request (default 120000)"
+    )
+    w.add_argument(
+        "--gui-deadline-ms",
+        type=int,
+        default=300_000,
+        help="budget of one test case (default 300000; old: --case-timeout-ms)",
+    )
+    w.add_argument(
+        "--max-retries",
+        type=int,
+        default=2,
+        help="request retries on errors, timeouts, 429, 5xx (default 2; old: --retries)",
+    )
     w.add_argument("--max-tokens", type=int, default=8192, help="builder reply budget (default 8192)")
     w.add_argument("--temperature", type=float, default=0.0, help="builder sampling temperature (default 0)")
-    w.add_argument("--agent-max-tokens", type=int, default=256, help="agent reply budget per action (default 256)")
+    w.add_argument("--gui-max-tokens", type=int, default=256, help="agent reply budget per action (default 256)")
     w.add_argument("--feedback-images", action="store_true", help="screenshots in the feedback (a VLM builder)")
     w.add_argument("--extra-body", metavar="JSON", help="server-specific request fields for every server")
     w.add_argument("--ids", help="comma-separated task ids to run (default: all)")
@@ -57,6 +85,13 @@ def add_parser(bench) -> None:
         help="append every graded site (the final sites' test cases, the judge's grades of each turn) to this JSONL "
         "verdict log, the outcome reward model's training data (`vcoder orm train --verdicts`)",
     )
+    w.add_argument(
+        "--protocol",
+        default="vcoder",
+        help="how the final sites are graded: vcoder (default), webgen-bench (the benchmark's own agent, appearance "
+        "prompt and arithmetic), or vcoder,webgen-bench (both, on sites built once)",
+    )
+    add_turn_format_argument(w)
     w.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     w.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -78,28 +113,36 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
         config = WebGenConfig(
             base_url=args.base_url,
             model=args.model,
-            agent_base_url=args.agent_base_url,
-            agent_model=args.agent_model,
+            gui_base_url=args.gui_base_url,
+            gui_model=args.gui_model,
             judge_base_url=args.judge_base_url,
             judge_model=args.judge_model,
             judge=not args.no_judge,
             max_turns=args.max_turns,
-            max_actions=args.max_actions,
-            concurrency=args.concurrency,
+            gui_step_limit=args.gui_step_limit,
+            max_concurrency=args.max_concurrency,
             timeout_ms=args.timeout_ms,
-            agent_timeout_ms=args.agent_timeout_ms,
-            case_timeout_ms=args.case_timeout_ms,
-            retries=args.retries,
+            gui_timeout_ms=args.gui_timeout_ms,
+            judge_timeout_ms=args.judge_timeout_ms,
+            gui_deadline_ms=args.gui_deadline_ms,
+            max_retries=args.max_retries,
             max_tokens=args.max_tokens,
             temperature=args.temperature,
-            agent_max_tokens=args.agent_max_tokens,
+            gui_max_tokens=args.gui_max_tokens,
             extra_body=extra_body(args.extra_body),
             width=args.width,
             height=args.height,
             feedback_images=args.feedback_images,
             max_pages=args.max_pages,
             verdict_log=args.verdict_log,
+            protocol=args.protocol,
+            turn_format=args.turn_format,
         )
+        if args.turn_format == "bolt":
+            from vcoder.sites.build import sandbox_problem
+
+            if sandbox_problem():
+                raise UsageError(f"--turn-format bolt: {sandbox_problem()}")
     except (UsageError, ValueError) as exc:
         return usage(str(exc))
     ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None

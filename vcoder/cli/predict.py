@@ -32,11 +32,11 @@ def add_parser(subparsers, name: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--config", help="training YAML recipe whose system_prompt/user_prompt to use (--prompt training)"
     )
-    parser.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
+    parser.add_argument("--max-concurrency", type=int, default=8, help="requests in flight (default 8)")
     parser.add_argument(
         "--timeout-ms", type=float, default=600_000, help="deadline per request in ms (default 600000)"
     )
-    parser.add_argument("--retries", type=int, default=3, help="retries on connection errors, timeouts, 429, 5xx")
+    parser.add_argument("--max-retries", type=int, default=3, help="retries on connection errors, timeouts, 429, 5xx")
     parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (benchmark: 0)")
     parser.add_argument("--max-tokens", type=int, default=4096, help="completion token limit (benchmark: 4096)")
     parser.add_argument("--seed", type=int, default=2024, help="sampling seed where the server honours it")
@@ -60,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"vcoder predict: error: {message}", file=sys.stderr)
         return 2
 
-    if args.concurrency < 1 or args.timeout_ms <= 0 or args.retries < 0 or args.max_tokens < 1:
+    if args.max_concurrency < 1 or args.timeout_ms <= 0 or args.max_retries < 0 or args.max_tokens < 1:
         return usage(
-            f"--concurrency ({args.concurrency}) and --max-tokens ({args.max_tokens}) must be >= 1, "
-            f"--timeout-ms ({args.timeout_ms}) > 0, --retries ({args.retries}) >= 0"
+            f"--max-concurrency ({args.max_concurrency}) and --max-tokens ({args.max_tokens}) must be >= 1, "
+            f"--timeout-ms ({args.timeout_ms}) > 0, --max-retries ({args.max_retries}) >= 0"
         )
     try:
         list_samples(args.testset, suffix=".png")
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
             args.model,
             api_key=args.api_key,
             timeout_ms=args.timeout_ms,
-            max_retries=args.retries,
-            max_concurrency=args.concurrency,
+            max_retries=args.max_retries,
+            max_concurrency=args.max_concurrency,
         )
     except (FileNotFoundError, ValueError) as exc:
         return usage(str(exc))

@@ -90,7 +90,14 @@ def predict_argv(args) -> list[str]:
     base_url = f"http://{args.host}:{args.port or port}"
     argv = ["--testset", args.testset_dir, "--base-url", base_url, "--model", served_model(base_url, model)]
     argv += ["--out", os.path.join(args.output_dir, os.path.basename(os.path.normpath(args.model)))]
-    argv += ["--concurrency", str(args.concurrency), "--prompt", "design2code", "--max-tokens", str(args.max_tokens)]
+    argv += [
+        "--max-concurrency",
+        str(args.concurrency),
+        "--prompt",
+        "design2code",
+        "--max-tokens",
+        str(args.max_tokens),
+    ]
     if args.num_samples is not None:
         ids = list_samples(args.testset_dir, suffix=".png")[: max(args.num_samples, 0)]
         argv += ["--ids", ",".join(ids)]

@@ -19,7 +19,11 @@ Choices, and why:
 - A task whose instruments failed (the builder's server after its retries, the browser, the judge's or the GUI
   agent's server, or an agent request cut off by the case deadline) is not scored: its row says
   ``status: "infrastructure"``, the summary lists it, the run exits with status 3 and the next run retries it.
-- The run's settings are kept in ``out/run.json``; resuming with another model, mode or agent is refused.
+- The run's settings are kept in ``out/run.json``; resuming with another model, mode, agent or protocol is refused.
+- Protocols (``config.protocol``): ``vcoder`` grades as above; ``webgen-bench`` grades the same final site as the
+  benchmark's scripts do (WebVoyager, :mod:`vcoder.gui.webvoyager`; the appearance prompt over scrolled
+  screenshots, :mod:`vcoder.eval.webgen_appearance`; accuracy and appearance over ALL tasks). Both may run at once:
+  the site is built once and each protocol's numbers are in ``by_protocol``.
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from vcoder.eval.results import ResultsWriter, read_results
-from vcoder.eval.webgen_config import WebGenConfig
-from vcoder.eval.webgen_rows import INFRASTRUCTURE, case_entry, is_scored, summarise, task_row
+from vcoder.eval.webgen_config import FINGERPRINT_DEFAULTS, WebGenConfig
+from vcoder.eval.webgen_rows import INFRASTRUCTURE, case_entry, is_scored, protocol_summary, summarise, task_row
 from vcoder.sites.records import SiteTask
 
 logger = logging.getLogger(__name__)
@@ -118,13 +122,31 @@ def evaluate_webgen(
     if todo:
         _run(todo, out, config, overwrite=overwrite, progress=progress, pool=pool)
     stored = read_results(out / "results.jsonl")
-    summary = {**summarise(stored, [(r["id"], r["category"]) for r in rows]), "mode": config.mode}
-    summary.update(config.fingerprint())
-    summary["appearance_note"] = None if config.judge else "appearance not judged: no screenshot judge (--no-judge)"
+    summary = run_summary(stored, rows, config)
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     from vcoder.eval.webgen_report import write_report
 
     write_report(out / "report.html", [stored[r["id"]] for r in rows if r["id"] in stored], summary, out=out)
+    return summary
+
+
+def run_summary(stored: dict[str, dict[str, Any]], rows: list[dict[str, Any]], config: WebGenConfig) -> dict[str, Any]:
+    """The run's summary: :func:`~vcoder.eval.webgen_rows.summarise` of the headline protocol's verdicts, the run's
+    settings, and the headline numbers of every protocol (``by_protocol``); ``protocol``, ``accuracy`` and
+    ``appearance`` are the first protocol's, by its own arithmetic."""
+    tasks = [(r["id"], r["category"]) for r in rows]
+    counts = {r["id"]: len(SiteTask.from_dict(r).test_cases) for r in rows}
+    summary = {**summarise(stored, tasks), "mode": config.mode}
+    summary.update(config.fingerprint())
+    parts = {p: protocol_summary(stored, tasks, p, case_counts=counts) for p in config.protocols}
+    for part in parts.values():
+        part.update(
+            agent_model=config.gui_model, judge_model=summary["judge_model"], turn_format=config.builder_format
+        )
+    head = parts[config.protocols[0]]
+    summary.update(protocol=head["protocol"], accuracy=head["accuracy"], appearance=head["appearance"])
+    summary.update(tasks=len(rows), by_protocol=parts)
+    summary["appearance_note"] = None if config.judge else "appearance not judged: no screenshot judge (--no-judge)"
     return summary
 
 
@@ -136,6 +158,7 @@ def _check_previous(out: Path, config: WebGenConfig, overwrite: bool) -> None:
         before = json.loads(stored.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         before = {}
+    before = {**FINGERPRINT_DEFAULTS, **before}
     differ = {k: (before.get(k), v) for k, v in config.fingerprint().items() if before.get(k) != v}
     if differ:
         listed = ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in differ.items())
@@ -158,17 +181,21 @@ def _clients(config: WebGenConfig) -> dict[str, Any]:
     """One ``ChatClient`` per endpoint role, keyed by the CLI flag that names it."""
     from vcoder.chat import ChatClient
 
-    common = {"max_retries": config.retries, "extra_body": config.extra_body}
+    common = {"max_retries": config.max_retries, "extra_body": config.extra_body}
     clients = {
         "--base-url": ChatClient(
-            config.base_url, config.model, timeout_ms=config.timeout_ms, max_concurrency=config.concurrency, **common
+            config.base_url,
+            config.model,
+            timeout_ms=config.timeout_ms,
+            max_concurrency=config.max_concurrency,
+            **common,
         ),
-        "--agent-base-url": ChatClient(
-            config.agent_base_url, config.agent_model, timeout_ms=config.agent_timeout_ms, **common
+        "--gui-base-url": ChatClient(
+            config.gui_base_url, config.gui_model, timeout_ms=config.gui_timeout_ms, **common
         ),
     }
     if config.judge_endpoint is not None:
-        clients["--judge-base-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.agent_timeout_ms, **common)
+        clients["--judge-base-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.judge_timeout_ms, **common)
     return clients
 
 
@@ -195,7 +222,7 @@ async def _run_all(todo, out: Path, config: WebGenConfig, pool, writer: ResultsW
 
     builder = _clients(config)["--base-url"]
     runner = TaskRunner(config=config, out=out, pool=pool, builder=builder)
-    gate = asyncio.Semaphore(config.concurrency)
+    gate = asyncio.Semaphore(config.max_concurrency)
     counted = {"score": 0.0, "cases": 0}
 
     async def one(row: dict[str, Any]) -> None:
@@ -221,13 +248,25 @@ async def _run_all(todo, out: Path, config: WebGenConfig, pool, writer: ResultsW
         await builder.aclose()
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _grade(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}/5"
+
+
 def summary_line(summary: dict[str, Any]) -> str:
     """One human line of a summary (the CLI prints it without ``--json``)."""
-    acc = "-" if summary["accuracy"] is None else f"{100 * summary['accuracy']:.1f}%"
-    look = "-" if summary["appearance"] is None else f"{summary['appearance']:.2f}/5"
     missing = f", {len(summary['missing_ids'])} not scored (re-run to retry)" if summary["missing_ids"] else ""
+    others = [p for name, p in (summary.get("by_protocol") or {}).items() if name != summary.get("protocol")]
+    also = "".join(
+        f"; under {p['protocol']}: accuracy {_pct(p['accuracy'])}, appearance {_grade(p['appearance'])}"
+        for p in others
+    )
     return (
-        f"WebGen-Bench ({summary['mode']}): accuracy {acc} over {summary['cases']} cases of {summary['n_scored']} "
-        f"tasks (YES {summary['yes']}, PARTIAL {summary['partial']}, NO {summary['no']}); appearance {look}; "
-        f"{len(summary['failed_ids'])} site(s) failed to build{missing}"
+        f"WebGen-Bench ({summary['mode']}, {summary.get('protocol', 'vcoder')} protocol): accuracy "
+        f"{_pct(summary['accuracy'])} over {summary['cases']} cases of {summary['n_scored']} tasks (YES "
+        f"{summary['yes']}, PARTIAL {summary['partial']}, NO {summary['no']}); appearance "
+        f"{_grade(summary['appearance'])}; {len(summary['failed_ids'])} site(s) failed to build{missing}{also}"
     )

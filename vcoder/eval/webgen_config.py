@@ -1,4 +1,10 @@
-"""Settings of a WebGen-Bench run (:func:`vcoder.eval.webgen_bench.evaluate_webgen`): one frozen value."""
+"""Settings of a WebGen-Bench run (:func:`vcoder.eval.webgen_bench.evaluate_webgen`): one frozen value.
+
+The builder's endpoint is carried bare (``base_url``, ``model``, ``timeout_ms``, ...), the GUI agent's and the judge's
+under the ``gui_`` and ``judge_`` prefixes, the case limits as ``gui_step_limit`` / ``gui_deadline_ms``
+(:mod:`vcoder.names`; the old ``agent_*``, ``max_actions``, ``case_timeout_ms``, ``retries`` and ``concurrency``
+flags still work, with a warning).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.sites.records import EpisodeOptions
+from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
 MAX_ACTIONS = 15
+#: how sites are graded: vcoder's own protocol, or WebGen-Bench's as its scripts run it (vcoder.eval.webgen_appearance,
+#: vcoder.gui.webvoyager)
+PROTOCOLS = ("vcoder", "webgen-bench")
+#: what a run.json written before a setting existed is taken to have used
+FINGERPRINT_DEFAULTS = {"protocol": "vcoder", "turn_format": "vcoder"}
 
 
 @dataclass(frozen=True)
@@ -18,23 +29,24 @@ class WebGenConfig:
 
     base_url: str = field(metadata={"help": "The site-building model's OpenAI-compatible server."})
     model: str = field(metadata={"help": "The site-building model's name on that server."})
-    agent_base_url: str = field(metadata={"help": "The VLM GUI agent's server."})
-    agent_model: str = field(metadata={"help": "The VLM GUI agent's model."})
+    gui_base_url: str = field(metadata={"help": "The VLM GUI agent's server."})
+    gui_model: str = field(metadata={"help": "The VLM GUI agent's model."})
     judge_base_url: str | None = field(
         default=None, metadata={"help": "Screenshot judge's server (default: agent's)."}
     )
     judge_model: str | None = field(default=None, metadata={"help": "Screenshot judge's model (default: agent's)."})
     judge: bool = field(default=True, metadata={"help": "Grade appearance (False: appearance is null)."})
     max_turns: int = field(default=1, metadata={"help": "Turns per site: 1 = one-shot, more = agent mode."})
-    max_actions: int = field(default=MAX_ACTIONS, metadata={"help": "GUI-agent actions per case (<= 15)."})
-    concurrency: int = field(default=2, metadata={"help": "Tasks in flight."})
+    gui_step_limit: int = field(default=MAX_ACTIONS, metadata={"help": "GUI-agent actions per case (<= 15)."})
+    max_concurrency: int = field(default=2, metadata={"help": "Tasks in flight."})
     timeout_ms: int = field(default=600_000, metadata={"help": "Budget of one builder request."})
-    agent_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one agent or judge request."})
-    case_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one test case."})
-    retries: int = field(default=2, metadata={"help": "Request retries on errors, timeouts, 429 and 5xx."})
+    gui_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one GUI-agent request."})
+    judge_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one screenshot-judge request."})
+    gui_deadline_ms: int = field(default=300_000, metadata={"help": "Budget of one test case."})
+    max_retries: int = field(default=2, metadata={"help": "Request retries on errors, timeouts, 429 and 5xx."})
     max_tokens: int = field(default=8192, metadata={"help": "Builder reply budget."})
     temperature: float = field(default=0.0, metadata={"help": "Builder sampling temperature."})
-    agent_max_tokens: int = field(default=256, metadata={"help": "Agent reply budget per action."})
+    gui_max_tokens: int = field(default=256, metadata={"help": "Agent reply budget per action."})
     extra_body: dict[str, Any] | None = field(default=None, metadata={"help": "Request fields for every server."})
     width: int = field(default=1280, metadata={"help": "Viewport width, px."})
     height: int = field(default=720, metadata={"help": "Viewport height, px."})
@@ -44,22 +56,58 @@ class WebGenConfig:
         default=None,
         metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
     )
+    protocol: str = field(
+        default="vcoder",
+        metadata={
+            "help": "How the final sites are graded: vcoder, webgen-bench, or both comma-separated (the sites are "
+            "built once; the first one gives the headline numbers)."
+        },
+    )
+
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The builder's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's "
+            "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
+        },
+    )
 
     def __post_init__(self) -> None:
-        if not 1 <= self.max_actions <= MAX_ACTIONS:
+        if self.turn_format not in TURN_FORMATS:
+            raise ValueError(f"turn_format must be one of {TURN_FORMATS}, got {self.turn_format!r}")
+        if not 1 <= self.gui_step_limit <= MAX_ACTIONS:
             raise ValueError(
-                f"max_actions must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.max_actions}"
+                f"gui_step_limit must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.gui_step_limit}"
             )
-        positive = ("max_turns", "concurrency", "timeout_ms", "agent_timeout_ms", "case_timeout_ms", "max_tokens")
-        bad = {k: getattr(self, k) for k in (*positive, "agent_max_tokens", "width", "height", "max_pages")}
-        bad = {k: v for k, v in bad.items() if v < 1}
-        if bad or self.retries < 0:
-            raise ValueError(f"these settings must be >= 1 (retries >= 0): {bad or {'retries': self.retries}}")
+        positive = ("max_turns", "max_concurrency", "timeout_ms", "gui_timeout_ms", "judge_timeout_ms")
+        positive += ("gui_deadline_ms", "max_tokens", "gui_max_tokens", "width", "height", "max_pages")
+        bad = {k: v for k in positive if (v := getattr(self, k)) < 1}
+        if bad or self.max_retries < 0:
+            raise ValueError(
+                f"these settings must be >= 1 (max_retries >= 0): {bad or {'max_retries': self.max_retries}}"
+            )
+        names = [p.strip() for p in self.protocol.split(",")]
+        unknown = [p for p in names if p not in PROTOCOLS]
+        if unknown or not names or len(set(names)) != len(names):
+            raise ValueError(
+                f"protocol must be {' or '.join(PROTOCOLS)}, or both comma-separated (each once), got "
+                f"{self.protocol!r}"
+            )
         if bool(self.judge_base_url) != bool(self.judge_model):
             raise ValueError(
                 f"judge_base_url and judge_model go together (got {self.judge_base_url!r}, {self.judge_model!r}); "
                 "give both, or neither to use the agent's endpoint"
             )
+
+    @property
+    def protocols(self) -> tuple[str, ...]:
+        """The grading protocols, the headline one first."""
+        return tuple(p.strip() for p in self.protocol.split(","))
+
+    @property
+    def builder_format(self) -> str:
+        """The builder's turn format (``turn_format``)."""
+        return self.turn_format
 
     @property
     def mode(self) -> str:
@@ -70,42 +118,61 @@ class WebGenConfig:
         """``(url, model)`` of the screenshot judge, None when appearance is not judged."""
         if not self.judge:
             return None
-        return (
-            (self.judge_base_url, self.judge_model) if self.judge_base_url else (self.agent_base_url, self.agent_model)
-        )
+        return (self.judge_base_url, self.judge_model) if self.judge_base_url else (self.gui_base_url, self.gui_model)
 
     def fingerprint(self) -> dict[str, Any]:
-        """What a resumed run must share with the stored rows (servers may move; models and budgets may not)."""
+        """What a resumed run must share with the stored rows (servers may move; models and budgets may not).
+
+        Its keys are the stored form (run.json, summary.json) and keep the names runs were written with
+        (``agent_model``, ``max_actions``), so a run started before the settings were renamed still resumes."""
         judge = self.judge_endpoint
         return {
             "model": self.model,
-            "agent_model": self.agent_model,
+            "agent_model": self.gui_model,
             "judge_model": judge[1] if judge else None,
             "max_turns": self.max_turns,
-            "max_actions": self.max_actions,
+            "max_actions": self.gui_step_limit,
+            "protocol": ",".join(self.protocols),
+            "turn_format": self.builder_format,
         }
 
     def episode_options(self) -> EpisodeOptions:
         """The building episode's options: appearance only (the benchmark's cases stay hidden)."""
         return EpisodeOptions(
             max_turns=self.max_turns,
+            turn_format=self.turn_format,
             gui_weight=0.0,
             feedback_images=self.feedback_images,
             width=self.width,
             height=self.height,
-            load_timeout_ms=30_000,  # a Babel or React site on a loaded machine
+            render_timeout_ms=30_000,  # a Babel or React site on a loaded machine
             settle_timeout_ms=15_000,
-            reply_timeout_ms=self.timeout_ms * (self.retries + 1) + 30_000,
+            reply_timeout_ms=self.timeout_ms * (self.max_retries + 1) + 30_000,
             max_reply_tokens=self.max_tokens,
             temperature=self.temperature,
         )
 
-    def case_options(self) -> EpisodeOptions:
-        """The final grading's options: the test cases only."""
-        return dataclasses.replace(
+    def case_options(self, protocol: str = "vcoder") -> EpisodeOptions:
+        """The final grading's options under ``protocol``: the test cases only. WebGen-Bench's agent acts in a
+        1024 x 768 window, may spend two page actions on one iteration (typing, then Enter), and is bounded per
+        request, not per case: its case deadline is at least every iteration's request and longest pause."""
+        options = dataclasses.replace(
             self.episode_options(),
             screenshot_weight=0.0,
             gui_weight=1.0,
-            case_step_limit=self.max_actions,
-            case_deadline_ms=self.case_timeout_ms,
+            gui_step_limit=self.gui_step_limit,
+            gui_deadline_ms=self.gui_deadline_ms,
         )
+        if protocol == "webgen-bench":
+            from vcoder.gui.webvoyager import HEIGHT, PAUSES_MS, WIDTH
+
+            request_ms = self.gui_timeout_ms * (self.max_retries + 1) + max(PAUSES_MS.values())
+            deadline_ms = max(self.gui_deadline_ms, self.gui_step_limit * request_ms)
+            options = dataclasses.replace(
+                options,
+                width=WIDTH,
+                height=HEIGHT,
+                gui_step_limit=2 * self.gui_step_limit,
+                gui_deadline_ms=deadline_ms,
+            )
+        return options

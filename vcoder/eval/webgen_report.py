@@ -63,6 +63,31 @@ def _summary_table(s: dict[str, Any]) -> str:
     return f'<table class="big"><tr>{head}</tr><tr>{values}</tr></table>'
 
 
+#: how each protocol's headline numbers are made (the report says it under the summary)
+FORMULAS = {
+    "vcoder": "vcoder protocol: accuracy = (YES + 0.5 × PARTIAL) / cases over every test case of the scored tasks "
+    "(WebGen-Bench's formula); a site that fails to build counts 0 on all its cases; vcoder's VLM GUI agent. "
+    "Appearance: the screenshot judge's 0–5 grade of the final site, averaged over the graded sites.",
+    "webgen-bench": "webgen-bench protocol (the benchmark's scripts): WebVoyager with up to 15 iterations and the last "
+    "3 screenshots, its verdict read by substring of its last reply; accuracy = (YES + 0.5 × PARTIAL) / all cases of "
+    "all tasks. Appearance: WebGen-Bench's 1–5 prompt over up to 3 scrolled 1024×768 screenshots, the first digit "
+    "after 'Grade' (0 when none), summed and divided by all tasks.",
+}
+
+
+def _protocol_table(parts: dict[str, Any]) -> str:
+    if len(parts) < 2:
+        return ""
+    head = "<th>Protocol</th><th>Accuracy</th><th>Appearance</th><th>YES / PARTIAL / NO</th><th>Tasks</th>"
+    rows = "".join(
+        f'<tr><td>{_esc(name)}</td><td class="n">{_pct(p["accuracy"])}</td>'
+        f'<td class="n">{_esc(_grade(p["appearance"]))}</td>'
+        f'<td class="n">{p["yes"]} / {p["partial"]} / {p["no"]}</td><td class="n">{p["tasks"]}</td></tr>'
+        for name, p in parts.items()
+    )
+    return f"<h2>By protocol</h2><table><tr>{head}</tr>{rows}</table>"
+
+
 def _category_table(title: str, groups: dict[str, Any], with_tasks: bool) -> str:
     if not groups:
         return ""
@@ -151,6 +176,9 @@ def render_report(rows: list[dict[str, Any]], summary: dict[str, Any], *, out: s
     who = f"model {summary.get('model')} · {mode}"
     who += f" · GUI agent {summary.get('agent_model')} (≤ {summary.get('max_actions')} actions per case)"
     who += f" · judge {summary.get('judge_model') or 'none'}"
+    who += (
+        f" · {summary.get('protocol', 'vcoder')} protocol · builder turn format {summary.get('turn_format', 'vcoder')}"
+    )
     warnings = []
     if summary.get("missing_ids"):
         listed = ", ".join(summary["missing_ids"])
@@ -161,16 +189,12 @@ def render_report(rows: list[dict[str, Any]], summary: dict[str, Any], *, out: s
     if summary.get("appearance_note"):
         warnings.append(summary["appearance_note"])
     warn = "".join(f'<div class="warn">{_esc(w)}</div>' for w in warnings)
-    formula = (
-        "<p>Accuracy = (YES + 0.5 × PARTIAL) / cases over every test case of the scored tasks (WebGen-Bench); a site "
-        "that fails to build counts 0 on all its cases. Appearance: the screenshot judge's grade of the final site, "
-        "0–5.</p>"
-    )
+    formula = "".join(f"<p>{_esc(FORMULAS[p])}</p>" for p in (summary.get("by_protocol") or {"vcoder": None}))
     tasks = "\n".join(_task(r, out) for r in rows)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>WebGen-Bench report</title>'
         f'<style>{_CSS}</style></head><body><h1>WebGen-Bench evaluation</h1><p class="sub">{_esc(who)}</p>'
-        f"{_summary_table(summary)}{warn}{formula}"
+        f"{_summary_table(summary)}{warn}{formula}{_protocol_table(summary.get('by_protocol') or {})}"
         f"{_category_table('Accuracy by task category', summary.get('by_category') or {}, True)}"
         f"{_category_table('Accuracy by test-case category', summary.get('by_case_category') or {}, False)}"
         f"<h2>Tasks</h2>{tasks}"

@@ -188,3 +188,71 @@ def summarise(rows: Mapping[str, dict[str, Any]], tasks: Sequence[tuple[str, str
         "missing_ids": missing,
         "infrastructure": infrastructure,
     }
+
+
+def protocol_entry(
+    cases: Sequence[dict[str, Any]], *, appearance: float | None, agent: str, **extra: Any
+) -> dict[str, Any]:
+    """One protocol's part of a row (``row["by_protocol"][name]``): its cases, verdict counts, task accuracy and
+    appearance grade (vcoder: the judge's 0-5; webgen-bench: WebGen-Bench's integer grade, 0 when unreadable)."""
+    counts = {v.value.lower(): sum(c["verdict"] == v.value for c in cases) for v in Verdict}
+    return {
+        "accuracy": sum(c["score"] for c in cases) / len(cases) if cases else None,
+        "appearance": appearance,
+        "n_cases": len(cases),
+        **counts,
+        "agent": agent,
+        "cases": list(cases),
+        **extra,
+    }
+
+
+def protocol_view(row: Mapping[str, Any], protocol: str) -> Mapping[str, Any]:
+    """A stored row as graded under ``protocol`` (a row written before protocols existed is vcoder's)."""
+    parts = row.get("by_protocol")
+    if parts is None:
+        return row if protocol == "vcoder" else {"cases": [], "appearance": None}
+    return parts.get(protocol) or {"cases": [], "appearance": None}
+
+
+def protocol_summary(
+    rows: Mapping[str, Mapping[str, Any]],
+    tasks: Sequence[tuple[str, str]],
+    protocol: str,
+    *,
+    case_counts: Mapping[str, int],
+) -> dict[str, Any]:
+    """The headline numbers of one protocol over the run's tasks.
+
+    vcoder: accuracy = (YES + 0.5 PARTIAL) / cases of the scored tasks, appearance = the mean grade of the graded
+    sites. webgen-bench (``compute_acc.py``, ``compute_grade.py``): accuracy over ALL cases of ALL tasks (a case not
+    run counts 0), appearance = the sum of the grades over ALL tasks. On a complete run the accuracies agree.
+
+    Example:
+        >>> graded = {"cases": [{"verdict": "YES", "score": 1.0}], "appearance": 4}
+        >>> rows = {"a": {"status": "scored", "by_protocol": {"webgen-bench": graded}}}
+        >>> s = protocol_summary(rows, [("a", ""), ("b", "")], "webgen-bench", case_counts={"a": 1, "b": 3})
+        >>> s["accuracy"], s["appearance"], s["complete"]
+        (0.25, 2.0, False)
+    """
+    views = [protocol_view(rows[t], protocol) for t, _ in tasks if is_scored(rows.get(t))]
+    cases = [c for v in views for c in v["cases"]]
+    score = sum(c["score"] for c in cases)
+    grades = [v["appearance"] for v in views if v.get("appearance") is not None]
+    if protocol == "webgen-bench":
+        total = sum(case_counts.get(t, 0) for t, _ in tasks)
+        accuracy = score / total if total else None
+        appearance = sum(grades) / len(tasks) if grades else None
+    else:
+        accuracy = score / len(cases) if cases else None
+        appearance = sum(grades) / len(grades) if grades else None
+    return {
+        "protocol": protocol,
+        "accuracy": accuracy,
+        "appearance": appearance,
+        "tasks": len(tasks),
+        "complete": len(views) == len(tasks),
+        "cases": len(cases),
+        **{v.value.lower(): sum(c["verdict"] == v.value for c in cases) for v in Verdict},
+        "appearance_n": len(grades),
+    }

@@ -1,29 +1,36 @@
-"""One WebGen-Bench task: build the site with its cases hidden, run the cases on the final site, make the task's row.
+"""One WebGen-Bench task: build the site with its cases hidden, grade the final site under each protocol, make the
+task's row.
 
 :class:`TaskRunner` is the unit :func:`vcoder.eval.webgen_bench.evaluate_webgen` runs concurrently; each task gets
 its own judge and GUI-agent clients, so that a server failure is charged to the task it happened in
-(:mod:`vcoder.sites.audit`).
+(:mod:`vcoder.sites.audit`). The site is built once; each protocol grades it (vcoder: the VLM policy and the
+episode's screenshot judge; webgen-bench: WebVoyager and WebGen-Bench's appearance prompt over scrolled
+screenshots). The row's top-level verdicts are the first protocol's; ``by_protocol`` holds each protocol's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import logging
 import re
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vcoder.chat import ChatClient, WatchedClient
-from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, task_row
+from vcoder.chat import ChatClient, ChatError, WatchedClient
+from vcoder.eval.webgen_appearance import grade_appearance, scrolled_screenshots
+from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, protocol_entry, task_row
 from vcoder.gui.judge import ScreenshotJudge
 from vcoder.gui.vlm_policy import VLMPolicy
+from vcoder.gui.webvoyager import WebVoyagerPolicy
 from vcoder.sites.audit import AuditedGrader
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.records import EpisodeResult, SiteTask
+from vcoder.sites.turns import ENTRY
 
 if TYPE_CHECKING:
     from vcoder.chat import ChatClient
@@ -34,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 #: requests in flight from one task's GUI agent (its cases run concurrently)
 AGENT_CONCURRENCY = 4
+#: the text files of a built site handed to the graders (its entry page is what they need; the rest is logged)
+SERVED_TEXT = (".html", ".css", ".js", ".json", ".svg", ".txt")
 
 
 def folder_name(task_id: str) -> str:
@@ -74,27 +83,17 @@ class TaskRunner:
         if config.judge_endpoint is not None:
             judge = ScreenshotJudge(
                 *config.judge_endpoint,
-                timeout_ms=config.agent_timeout_ms,
-                max_retries=config.retries,
+                timeout_ms=config.judge_timeout_ms,
+                max_retries=config.max_retries,
                 extra_body=config.extra_body,
             )
-        client = WatchedClient(
-            ChatClient(
-                config.agent_base_url,
-                config.agent_model,
-                timeout_ms=config.agent_timeout_ms,
-                max_retries=config.retries,
-                max_concurrency=AGENT_CONCURRENCY,
-                extra_body=config.extra_body,
-            )
-        )
-        agent = VLMPolicy(client=client, max_tokens=config.agent_max_tokens)
+        instruments = _Instruments(judge=judge, agents={p: self._agent(p) for p in config.protocols})
+        if config.judge_endpoint is not None and "webgen-bench" in config.protocols:
+            instruments.benchmark_judge = self._client(*config.judge_endpoint, config.judge_timeout_ms)
         try:
-            result = await self._build_and_test(task, folder, judge, agent)
+            result = await self._build_and_test(task, folder, instruments)
         finally:
-            await agent.aclose()
-            if judge is not None:
-                await judge.aclose()
+            await instruments.aclose()
         return {
             **result,
             "category": row.get("category", ""),
@@ -105,8 +104,30 @@ class TaskRunner:
             "elapsed_s": round(time.monotonic() - started, 3),
         }
 
-    async def _build_and_test(self, task: SiteTask, folder: Path, judge, agent) -> dict[str, Any]:
+    def _client(self, base_url: str, model: str, timeout_ms: int) -> WatchedClient:
+        config = self.config
+        return WatchedClient(
+            ChatClient(
+                base_url,
+                model,
+                timeout_ms=timeout_ms,
+                max_retries=config.max_retries,
+                max_concurrency=AGENT_CONCURRENCY,
+                extra_body=config.extra_body,
+            )
+        )
+
+    def _agent(self, protocol: str) -> Any:
+        """The GUI agent of ``protocol``: vcoder's VLM policy, or WebGen-Bench's WebVoyager."""
+        config = self.config
+        client = self._client(config.gui_base_url, config.gui_model, config.gui_timeout_ms)
+        if protocol == "webgen-bench":
+            return WebVoyagerPolicy(client=client, max_iterations=config.gui_step_limit)
+        return VLMPolicy(client=client, max_tokens=config.gui_max_tokens)
+
+    async def _build_and_test(self, task: SiteTask, folder: Path, instruments: _Instruments) -> dict[str, Any]:
         log = self.config.verdict_log
+        judge = instruments.judge
         # the judge's grade of each turn and the final site's test cases go to the verdict log (when there is one)
         builder_grader = AuditedGrader(pool=self.pool, judge=judge, verdict_log=log, verdict_source="eval_judge")
         hidden = dataclasses.replace(task, test_cases=())  # the builder never sees the benchmark's cases
@@ -122,33 +143,92 @@ class TaskRunner:
         if problems:
             return self._infrastructure(task, problems, episode)
         good = [s for s in result.steps if not s.malformed]
+        protocols = self.config.protocols
         if not good:
             why = f"no well-formed turn in {len(result.steps)} (the last: {result.steps[-1].error})"
             cases = [case_entry(c, None, failed_build=why) for c in task.test_cases]
             appearance = 0.0 if judge is not None else None
-            extra = {**episode, "screenshot": None, "notes": []}
+            parts = {
+                p: protocol_entry(cases, appearance=appearance, agent=instruments.agents[p].name) for p in protocols
+            }
+            extra = {**episode, "screenshot": None, "notes": [], "by_protocol": parts}
             return task_row(
                 task.id, cases, appearance=appearance, built=False, error=f"build failed: {why}", extra=extra
             )
         last = good[-1]
-        site_dir = result.out_dir / f"step_{last.turn}" / "site"  # the episode folder's layout (site_workspace)
-        case_grader = AuditedGrader(pool=self.pool, gui_agent=agent, verdict_log=log, verdict_source="eval")
-        grades = await case_grader.grade(result.files, site_dir, task, self.config.case_options())
-        if case_grader.problems:
-            return self._infrastructure(task, list(case_grader.problems), episode)
-        # the grader runs structured cases first, then natural-language ones: put the results back in task order
-        order = [c for c in task.test_cases if c.scriptable] + [c for c in task.test_cases if not c.scriptable]
-        by_case = {id(c): r for c, r in zip(order, grades.cases, strict=True)}
-        failed = grades.error
-        cases = [case_entry(c, by_case[id(c)], failed_build=failed) for c in task.test_cases]
+        files, site_dir = final_site(result, last)
+        graded = await asyncio.gather(
+            *(self._grade(p, task, files, site_dir, last, folder, instruments) for p in protocols)
+        )
+        problems = [problem for g in graded for problem in g.problems]
+        if problems:
+            return self._infrastructure(task, problems, episode)
+        head = graded[0]
+        parts = {p: g.entry for p, g in zip(protocols, graded, strict=True)}
         extra = {
             **episode,
-            "screenshot": self._keep_screenshot(grades.rendered, folder),
-            "notes": [*last.notes, *grades.notes],
+            "screenshot": self._keep_screenshot(head.rendered, folder),
+            "notes": [*last.notes, *head.notes],
+            "by_protocol": parts,
         }
-        appearance = appearance_grade(last.screenshot) if judge is not None else None
-        error = None if failed is None else f"build failed: {failed}"
-        return task_row(task.id, cases, appearance=appearance, built=failed is None, error=error, extra=extra)
+        error = None if head.failed is None else f"build failed: {head.failed}"
+        cases = head.entry["cases"]
+        return task_row(
+            task.id, cases, appearance=head.entry["appearance"], built=head.failed is None, error=error, extra=extra
+        )
+
+    async def _grade(self, protocol, task, files, site_dir: Path, last, folder: Path, instruments) -> _Graded:
+        """The final site's cases (and, under webgen-bench, its appearance) graded under ``protocol``."""
+        agent = instruments.agents[protocol]
+        log = self.config.verdict_log
+        source = "eval" if protocol == "vcoder" else "eval_webgen_bench"
+        case_grader = AuditedGrader(pool=self.pool, gui_agent=agent, verdict_log=log, verdict_source=source)
+        grades = await case_grader.grade(files, site_dir, task, self.config.case_options(protocol))
+        problems = list(case_grader.problems)
+        # the grader runs structured cases first, then natural-language ones: put the results back in task order
+        order = [c for c in task.test_cases if c.scriptable] + [c for c in task.test_cases if not c.scriptable]
+        failed = grades.error
+        cases = []
+        if not problems:
+            by_case = {id(c): r for c, r in zip(order, grades.cases, strict=True)}
+            cases = [case_entry(c, by_case[id(c)], failed_build=failed) for c in task.test_cases]
+        extra: dict[str, Any] = {}
+        if protocol == "webgen-bench":
+            appearance, extra = await self._benchmark_appearance(task, files, site_dir, folder, instruments, problems)
+        else:
+            appearance = appearance_grade(last.screenshot) if instruments.judge is not None else None
+        entry = protocol_entry(cases, appearance=appearance, agent=agent.name, **extra)
+        return _Graded(entry, grades.rendered, list(grades.notes), failed, problems)
+
+    async def _benchmark_appearance(self, task, files, site_dir, folder, instruments, problems):
+        """WebGen-Bench's appearance grade of the final site (``vcoder.eval.webgen_appearance``)."""
+        client = instruments.benchmark_judge
+        html = files.get(ENTRY)
+        if client is None:
+            return None, {}
+        if html is None:
+            return 0.0, {"appearance_shots": 0, "appearance_reply": None}
+        options = self.config.episode_options()
+        try:
+            shots = await scrolled_screenshots(
+                self.pool,
+                site_dir,
+                html,
+                render_timeout_ms=options.render_timeout_ms,
+                settle_timeout_ms=options.settle_timeout_ms,
+                settle_quiet_ms=options.settle_quiet_ms,
+            )
+        except Exception as exc:  # the browser itself: nothing can be said about the site
+            problems.append(f"the browser failed while taking the appearance screenshots: {exc}")
+            return None, {}
+        for i, png in enumerate(shots, 1):
+            (folder / f"appearance_{i}.png").write_bytes(png)
+        try:
+            grade, reply = await grade_appearance(client, task.instruction, shots)
+        except ChatError as exc:
+            problems.append(f"the screenshot judge's server failed (no appearance grade): {exc}")
+            return None, {}
+        return float(grade), {"appearance_shots": len(shots), "appearance_reply": reply}
 
     def _infrastructure(self, task: SiteTask, problems: list[str], episode: dict[str, Any]) -> dict[str, Any]:
         logger.warning("task %s not scored (retried by the next run): %s", task.id, "; ".join(problems))
@@ -170,6 +250,22 @@ class TaskRunner:
         return str((folder / "final.png").relative_to(self.out))
 
 
+def final_site(result: EpisodeResult, last: Any) -> tuple[dict[str, str], Path | None]:
+    """The files and folder the final step served: the step's ``site/`` (the episode folder's layout), or the folder
+    a built project served (``served_dir``, a Bolt project's ``dist/``; None when its build failed)."""
+    written = result.out_dir / f"step_{last.turn}" / "site"
+    if not hasattr(last, "served_dir") or last.served_dir == written:
+        return dict(result.files), written
+    served = last.served_dir
+    if served is None:
+        return {}, None
+    files = {}
+    for path in sorted(Path(served).rglob("*")):
+        if path.is_file() and path.suffix.lower() in SERVED_TEXT:
+            files[path.relative_to(served).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+    return files, Path(served)
+
+
 def _episode_fields(result: EpisodeResult) -> dict[str, Any]:
     return {
         "turns": len(result.steps),
@@ -177,3 +273,30 @@ def _episode_fields(result: EpisodeResult) -> dict[str, Any]:
         "malformed_turns": sum(s.malformed for s in result.steps),
         "final_reward": result.final_reward,
     }
+
+
+@dataclass
+class _Instruments:
+    """One task's judges and agents (closed together)."""
+
+    judge: ScreenshotJudge | None
+    agents: dict[str, Any]
+    benchmark_judge: WatchedClient | None = None
+
+    async def aclose(self) -> None:
+        for agent in self.agents.values():
+            await agent.aclose()
+        for client in (self.judge, self.benchmark_judge):
+            if client is not None:
+                await client.aclose()
+
+
+@dataclass(frozen=True)
+class _Graded:
+    """The final site graded under one protocol."""
+
+    entry: dict[str, Any]
+    rendered: Any
+    notes: list[str] = field(default_factory=list)
+    failed: str | None = None
+    problems: list[str] = field(default_factory=list)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from vcoder.models.tokenizer import ADDED_TOKENS, SPECIAL_TOKENS, default_corpus, train_tokenizer
 
@@ -31,7 +32,10 @@ __all__ = [
     "SPECIAL_TOKENS",
     "TinySize",
     "build_tiny_vlm",
+    "chat_template",
     "default_corpus",
+    "finish_build",
+    "start_build",
     "train_tokenizer",
 ]
 
@@ -99,13 +103,14 @@ MAX_MERGED_PATCHES = 64
 MIN_MERGED_PATCHES = 4
 
 
-def _chat_template(arch: str) -> str:
-    """TRL's bundled copy of the real model's chat template, so TRL recognises it (and its training variant)."""
+def chat_template(name: str) -> str:
+    """TRL's bundled copy of the real model's chat template (``qwen2_5_vl``, ``qwen2_5``, ...), so TRL recognises it
+    (and swaps in its training variant)."""
     try:
-        return (resources.files("trl") / "chat_templates" / f"{arch}.jinja").read_text(encoding="utf-8")
+        return (resources.files("trl") / "chat_templates" / f"{name}.jinja").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError) as exc:
         raise RuntimeError(
-            f"TRL's chat template {arch}.jinja was not found ({exc}); install the training extras: "
+            f"TRL's chat template {name}.jinja was not found ({exc}); install the training extras: "
             "pip install 'vcoder[train]'"
         ) from exc
 
@@ -228,34 +233,55 @@ def build_tiny_vlm(
         ``out_dir`` as a Path; ``AutoModelForImageTextToText.from_pretrained`` and ``AutoProcessor.from_pretrained``
         load it offline. ``vcoder_tiny.json`` there records arch, size and parameter count.
     """
-    if arch not in ARCHES:
-        raise ValueError(f"unknown arch {arch!r}; choose one of {', '.join(ARCHES)}")
+    spec, out, tokenizer = start_build(out_dir, arch=arch, arches=ARCHES, size=size, corpus=corpus)
+    import torch
+    from transformers import AutoModelForImageTextToText
+
+    processor = _processor(arch, tokenizer, chat_template(arch))
+    config = _model_config(arch, spec, tokenizer)
+    torch.manual_seed(seed)
+    model = AutoModelForImageTextToText.from_config(config, dtype=torch.float32)
+    return finish_build(model, processor, tokenizer, out, arch=arch, size=size, seed=seed)
+
+
+def start_build(
+    out_dir: str | Path, *, arch: str, arches: Iterable[str], size: str, corpus: Iterable[str] | None
+) -> tuple[TinySize, Path, Any]:
+    """What every tiny builder does first: check ``arch`` and ``size``, create ``out_dir`` and train the tokenizer.
+
+    Returns:
+        ``(the size's dimensions, out_dir as a Path, the tokenizer)``.
+
+    Raises:
+        ValueError: an unknown arch or size, or an empty corpus.
+    """
+    if arch not in arches:
+        raise ValueError(f"unknown arch {arch!r}; choose one of {', '.join(arches)}")
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose one of {', '.join(SIZES)}")
-    import torch
-    from transformers import AutoModelForImageTextToText, GenerationConfig
-
     spec = SIZES[size]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     docs = list(corpus) if corpus is not None else default_corpus()
     if not docs:
-        raise ValueError("corpus is empty; pass some HTML documents or leave corpus=None for the default")
-    tokenizer = train_tokenizer(docs, vocab_size=spec.vocab)
-    processor = _processor(arch, tokenizer, _chat_template(arch))
-    config = _model_config(arch, spec, tokenizer)
+        raise ValueError("corpus is empty; pass some documents or leave corpus=None for the default")
+    return spec, out, train_tokenizer(docs, vocab_size=spec.vocab)
 
-    torch.manual_seed(seed)
-    model = AutoModelForImageTextToText.from_config(config, dtype=torch.float32)
+
+def finish_build(model: Any, saved_with: Any, tokenizer: Any, out: Path, *, arch: str, size: str, seed: int) -> Path:
+    """What every tiny builder does last: stop generation at ``<|im_end|>`` or padding, save the model and
+    ``saved_with`` (its processor or tokenizer) and record arch, size, seed and parameter count in
+    ``vcoder_tiny.json``."""
+    from transformers import GenerationConfig
+
+    pad = tokenizer.pad_token_id
     model.generation_config = GenerationConfig(
-        eos_token_id=[tokenizer.convert_tokens_to_ids("<|im_end|>"), tokenizer.pad_token_id],
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=tokenizer.pad_token_id,
+        eos_token_id=[tokenizer.convert_tokens_to_ids("<|im_end|>"), pad], pad_token_id=pad, bos_token_id=pad
     )
     model.save_pretrained(out)
-    processor.save_pretrained(out)
+    saved_with.save_pretrained(out)
     n_params = sum(p.numel() for p in model.parameters())
     info = {"arch": arch, "size": size, "seed": seed, "parameters": n_params, "vocab_size": len(tokenizer)}
     (out / "vcoder_tiny.json").write_text(json.dumps(info, indent=2) + "\n")
-    logger.info("built %s/%s with %d parameters in %s", arch, size, n_params, out)
+    logger.info("built tiny %s/%s with %d parameters in %s", arch, size, n_params, out)
     return out

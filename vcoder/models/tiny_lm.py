@@ -13,16 +13,10 @@ Example:
 
 from __future__ import annotations
 
-import json
-import logging
 from collections.abc import Iterable
-from importlib import resources
 from pathlib import Path
 
-from vcoder.models.tiny import SIZES
-from vcoder.models.tokenizer import default_corpus, train_tokenizer
-
-logger = logging.getLogger(__name__)
+from vcoder.models.tiny import chat_template, finish_build, start_build
 
 #: architecture -> the TRL chat template of the real model it stands in for
 LM_ARCHES = {"qwen2_5": "qwen2_5", "qwen3": "qwen3"}
@@ -48,21 +42,11 @@ def build_tiny_lm(
     Returns:
         ``out_dir`` as a Path; ``AutoModelForCausalLM`` / ``AutoTokenizer.from_pretrained`` load it offline.
     """
-    if arch not in LM_ARCHES:
-        raise ValueError(f"unknown arch {arch!r}; choose one of {', '.join(LM_ARCHES)}")
-    if size not in SIZES:
-        raise ValueError(f"unknown size {size!r}; choose one of {', '.join(SIZES)}")
+    spec, out, tokenizer = start_build(out_dir, arch=arch, arches=LM_ARCHES, size=size, corpus=corpus)
     import torch
-    from transformers import AutoModelForCausalLM, GenerationConfig, Qwen2Config, Qwen3Config
+    from transformers import AutoModelForCausalLM, Qwen2Config, Qwen3Config
 
-    spec = SIZES[size]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    docs = list(corpus) if corpus is not None else default_corpus()
-    if not docs:
-        raise ValueError("corpus is empty; pass some documents or leave corpus=None for the default")
-    tokenizer = train_tokenizer(docs, vocab_size=spec.vocab)
-    tokenizer.chat_template = (resources.files("trl") / "chat_templates" / f"{LM_ARCHES[arch]}.jinja").read_text()
+    tokenizer.chat_template = chat_template(LM_ARCHES[arch])
     eos, pad = tokenizer.convert_tokens_to_ids("<|im_end|>"), tokenizer.pad_token_id
     dims = dict(
         vocab_size=len(tokenizer),
@@ -80,11 +64,4 @@ def build_tiny_lm(
     config = Qwen2Config(**dims) if arch == "qwen2_5" else Qwen3Config(head_dim=spec.hidden // spec.heads, **dims)
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    model.generation_config = GenerationConfig(eos_token_id=[eos, pad], pad_token_id=pad, bos_token_id=pad)
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    n_params = sum(p.numel() for p in model.parameters())
-    info = {"arch": arch, "size": size, "seed": seed, "parameters": n_params, "vocab_size": len(tokenizer)}
-    (out / "vcoder_tiny.json").write_text(json.dumps(info, indent=2) + "\n")
-    logger.info("built %s/%s text LM with %d parameters in %s", arch, size, n_params, out)
-    return out
+    return finish_build(model, tokenizer, tokenizer, out, arch=arch, size=size, seed=seed)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.metrics.extract import FORMAT_STYLES
 from vcoder.suggest import unknown_names
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["VISUAL_COMPONENTS", "RewardSettings", "add_reward_flags", "parse_weights", "reward_fields"]
 
@@ -35,6 +38,7 @@ _POSITIVE_INTS = (
     "render_max_pages",
     "ssim_width",
     "gui_step_limit",
+    "gui_deadline_ms",
     "gui_timeout_ms",
     "gui_action_timeout_ms",
     "gui_max_tokens",
@@ -43,6 +47,10 @@ _POSITIVE_INTS = (
     "judge_max_tokens",
     "orm_batch_size",
 )
+
+
+#: one GUI-agent request's default timeout, the same as a case's default deadline (the step reward's too)
+_GUI_TIMEOUT_MS = 20000
 
 
 def _help(text: str) -> dict[str, str]:
@@ -88,9 +96,13 @@ class RewardSettings:
         ),
     )
     gui_step_limit: int = field(default=15, metadata=_help("gui_agent: actions per test case (WebGen-Bench: 15)."))
-    gui_timeout_ms: int = field(default=20000, metadata=_help("gui_agent: wall-clock deadline of one test case, ms."))
+    gui_deadline_ms: int = field(default=20000, metadata=_help("gui_agent: wall-clock deadline of one test case, ms."))
     gui_action_timeout_ms: int = field(
-        default=3000, metadata=_help("gui_agent: budget of one action, ms (below gui_timeout_ms).")
+        default=3000, metadata=_help("gui_agent: budget of one action, ms (below gui_deadline_ms).")
+    )
+    gui_timeout_ms: int = field(
+        default=_GUI_TIMEOUT_MS,
+        metadata=_help("gui_agent: per-request timeout of the VLM agent, ms (the case's deadline bounds it too)."),
     )
     gui_base_url: str | None = field(
         default=None,
@@ -153,10 +165,18 @@ class RewardSettings:
                 f"judge_max_retries={self.judge_max_retries} must be >= 0 and judge_max_image_side="
                 f"{self.judge_max_image_side} >= 64"
             )
-        if self.gui_action_timeout_ms >= self.gui_timeout_ms:
+        if self.gui_action_timeout_ms >= self.gui_deadline_ms:
             raise ValueError(
-                f"gui_action_timeout_ms={self.gui_action_timeout_ms} must be below gui_timeout_ms="
-                f"{self.gui_timeout_ms}, the deadline of a whole test case"
+                f"gui_action_timeout_ms={self.gui_action_timeout_ms} must be below gui_deadline_ms="
+                f"{self.gui_deadline_ms}, the deadline of a whole test case"
+            )
+        if self.gui_timeout_ms > max(self.gui_deadline_ms, _GUI_TIMEOUT_MS):
+            # gui_timeout_ms was the case deadline before issue 19: a recipe raising it meant a longer deadline
+            logger.warning(
+                "gui_timeout_ms=%d (one GUI-agent request) exceeds gui_deadline_ms=%d (a whole test case), which cuts "
+                "it short; to give a case more time set gui_deadline_ms (gui_timeout_ms is the request timeout)",
+                self.gui_timeout_ms,
+                self.gui_deadline_ms,
             )
         if bool(self.gui_base_url) != bool(self.gui_model):
             raise ValueError(
@@ -207,6 +227,13 @@ class RewardSettings:
         from vcoder.names import from_flat
 
         return from_flat("judge", Endpoint, self)
+
+    def case_limits(self):
+        """The ``gui_*`` case limits as the one ``vcoder.gui.limits.CaseLimits``."""
+        from vcoder.gui.limits import CaseLimits
+        from vcoder.names import from_flat
+
+        return from_flat("gui", CaseLimits, self)
 
 
 def parse_weights(value: dict[str, float] | str | None) -> dict[str, float]:

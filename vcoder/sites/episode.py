@@ -34,10 +34,19 @@ from typing import Any
 
 from vcoder.chat.client import ChatClient
 from vcoder.data.prompts import make_site_conversation
-from vcoder.sites.feedback import feedback_message, malformed_feedback, step_feedback
+from vcoder.sites.bolt import PROJECT_LIMITS, parse_bolt_turn
+from vcoder.sites.feedback import (
+    BOLT_REMINDER,
+    FINISH_HINT,
+    FORMAT_REMINDER,
+    feedback_message,
+    malformed_feedback,
+    step_feedback,
+)
 from vcoder.sites.grading import SiteGrader, SiteGrades
+from vcoder.sites.projects import bolt_conversation, serve_project
 from vcoder.sites.records import EpisodeOptions, EpisodeResult, SiteTask, StepRecord
-from vcoder.sites.turns import parse_turn
+from vcoder.sites.turns import FileWrite, Turn, parse_turn
 from vcoder.sites.workspace import SiteWorkspace, WorkspaceError
 from vcoder.verdicts.writing import episode_history, turn_line
 
@@ -111,10 +120,18 @@ async def run_site_episode(
     grader = grader or SiteGrader()
     ask = as_site_policy(policy, options)
     scratch = None if out_dir is not None else tempfile.mkdtemp(prefix="vcoder-site-")
-    workspace = SiteWorkspace(out_dir if out_dir is not None else scratch, limits=options.limits)
-    messages = make_site_conversation(task.instruction, images=options.feedback_images)
+    bolt = options.turn_format == "bolt"
+    # a Bolt project holds TypeScript and configs, and more files than a static site
+    limits = PROJECT_LIMITS if bolt else options.limits
+    workspace = SiteWorkspace(out_dir if out_dir is not None else scratch, limits=limits)
+    if bolt:
+        messages = bolt_conversation(task.instruction, options.system_prompt)
+    else:
+        messages = make_site_conversation(task.instruction, images=options.feedback_images)
+        if options.system_prompt:
+            messages[0] = {"role": "system", "content": options.system_prompt}
     expected = {c.task: c.expected_result for c in task.test_cases if c.expected_result}
-    graded: dict[str, SiteGrades] = {}  # an unchanged site (a <finish/>-only turn) is not graded twice
+    graded: dict[str, tuple[SiteGrades, Any]] = {}  # an unchanged site (a finish-only turn) is not graded twice
     steps: list[StepRecord] = []
     finished, error = False, None
     try:
@@ -165,14 +182,19 @@ async def run_site_episode(
 
 
 async def _step(turn_no, text, task, workspace, grader, options, graded, expected, index, earlier):
-    """Parse, apply, grade and record one reply; writes the step folder. Returns (record, screenshot PNG).
+    """Parse, apply, (build,) grade and record one reply; writes the step folder. Returns (record, screenshot PNG).
 
     The grader logs the site with the episode so far (``earlier`` steps and this turn, see ``episode_history``)."""
-    turn = parse_turn(text, limits=options.limits)
+    bolt = parse_bolt_turn(text) if options.turn_format == "bolt" else None
+    turn = bolt.turn if bolt is not None else parse_turn(text, limits=options.limits)
     applied = workspace.apply(turn)
     if applied.malformed is not None:
         feedback = malformed_feedback(
-            turn=turn_no, max_turns=options.max_turns, error=applied.error, penalty=options.malformed_reward
+            turn=turn_no,
+            max_turns=options.max_turns,
+            error=applied.error,
+            penalty=options.malformed_reward,
+            reminder=BOLT_REMINDER if bolt is not None else FORMAT_REMINDER,
         )
         record = StepRecord(
             turn=turn_no,
@@ -189,13 +211,23 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
         )
         _write_step(workspace, record, None)
         return record, None
+    if bolt is not None and bolt.notes:
+        applied = dataclasses.replace(applied, notes=(*applied.notes, *bolt.notes))
     site_dir = workspace.write_site(turn_no)
     digest = workspace.digest()
+    build = served_dir = None
     if digest not in graded:
         did = turn_line(turn_no, written=applied.written, deleted=applied.deleted, finish=turn.finish)
         history = episode_history(earlier, did)
-        graded[digest] = await grader.grade(workspace.files, site_dir, task, options, history=history)
-    grades = graded[digest]
+        if bolt is None:
+            grades = await grader.grade(workspace.files, site_dir, task, options, history=history)
+            served_dir = site_dir
+        else:
+            grades, build, served_dir, applied = await _grade_project(
+                turn_no, workspace, site_dir, bolt, grader, task, options, history, applied
+            )
+        graded[digest] = (grades, served_dir)
+    grades, served_dir = graded[digest]
     reward = step_reward(grades.screenshot, grades.gui, options)
     rendered = grades.rendered
     feedback = step_feedback(
@@ -206,6 +238,7 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
         reward=reward,
         expected=expected,
         visible_text=not options.feedback_images,
+        finish_hint=FINISH_HINT[options.turn_format],
     )
     record = StepRecord(
         turn=turn_no,
@@ -223,10 +256,33 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
         reply=text,
         feedback=feedback,
         message_index=index,
+        build=build,
+        served_dir=served_dir,
     )
     png = rendered.png if rendered is not None and rendered.ok else None
     _write_step(workspace, record, png)
     return record, png
+
+
+async def _grade_project(turn_no, workspace, site_dir, bolt, grader, task, options, history, applied):
+    """Build a Bolt project (see :mod:`vcoder.sites.projects`) and grade what it serves.
+
+    Returns (grades, build, the folder served or None, applied with the build's notes)."""
+    step_dir = workspace.step_dir(turn_no)
+    served = await serve_project(
+        dict(workspace.files), site_dir, step_dir / "build", bolt, limits=options.build_limits
+    )
+    if served.package_json is not None:  # `npm install NAME` added NAME to package.json: the project keeps it
+        workspace.apply(Turn((FileWrite("package.json", served.package_json),)))
+        applied = dataclasses.replace(applied, notes=(*applied.notes, "npm install updated package.json"))
+    if not served.judged:
+        grades = SiteGrades(None, None, notes=(f"nothing judged: {served.error}",), error=served.error)
+    elif served.error is not None:  # the model's project failed to install or build: its site shows nothing
+        grades = await grader.grade({}, None, task, options, history=history)
+        grades = dataclasses.replace(grades, error=served.error)
+    else:
+        grades = await grader.grade(served.files, served.site_dir, task, options, history=history)
+    return grades, served.build, served.site_dir, applied
 
 
 def _write_step(workspace: SiteWorkspace, record: StepRecord, png: bytes | None) -> None:
@@ -243,6 +299,16 @@ def _write_step(workspace: SiteWorkspace, record: StepRecord, png: bytes | None)
         "cases": [c.to_dict() for c in record.cases],
         "console_errors": list(record.console_errors),
     }
+    if record.build is not None:
+        build = record.build
+        detail["build"] = {
+            "ok": build.ok,
+            "stage": build.stage,
+            "install_s": build.install_s,
+            "build_s": build.build_s,
+            "cpu_s": build.cpu_s,
+            "error": build.error,
+        }
     workspace.write_step_file(record.turn, "step.json", json.dumps(detail, indent=1))
 
 

@@ -26,6 +26,13 @@ FORMAT_REMINDER = (
     'Reply with whole files as <file path="index.html">...</file>, deletions as <delete path="old.js"/>, '
     "and <finish/> when the site is done."
 )
+BOLT_REMINDER = (
+    'Reply with one <boltArtifact id="..." title="..."> holding <boltAction type="file" filePath="PATH">whole file'
+    '</boltAction>, <boltAction type="shell">npm install</boltAction> and <boltAction type="start">npm run dev'
+    '</boltAction>; reply <boltAction type="finish"/> when the application is done.'
+)
+#: what the model writes to be done, per turn format
+FINISH_HINT = {"vcoder": "<finish/>", "bolt": '<boltAction type="finish"/>'}
 
 
 def _score(value: float | None) -> str:
@@ -60,6 +67,7 @@ def step_feedback(
     reward: float | None,
     expected: dict[str, str] | None = None,
     visible_text: bool = True,
+    finish_hint: str = "<finish/>",
 ) -> str:
     """The feedback text for a well-formed turn.
 
@@ -71,6 +79,7 @@ def step_feedback(
         reward: the step reward (None when nothing could be judged).
         expected: case task -> expected result, to quote next to failed cases.
         visible_text: include the page's visible text (for a policy that does not see the screenshot).
+        finish_hint: how the model says it is done (``FINISH_HINT`` of its turn format).
     """
     expected = expected or {}
     changed = f"you wrote {', '.join(applied.written) or 'no files'}"
@@ -79,7 +88,7 @@ def step_feedback(
     lines = [f"Turn {turn} of {max_turns}: {changed}."]
     lines += [f"Note: {note}" for note in applied.notes]
     if grades.error:
-        lines.append(f"Problem: {grades.error}.")
+        lines.append(f"Problem: {grades.error.rstrip('.')}.")
     notes = list(grades.notes)
 
     def grade_line(name: str, value: float | None, detail: str = "") -> str:
@@ -116,17 +125,20 @@ def step_feedback(
         text = _clip(" | ".join(b.text for b in rendered.layout.text_blocks), MAX_VISIBLE_TEXT)
         lines.append(f"Visible text: {text or '(none: the page shows no text)'}")
     lines.append("Step reward: " + ("not judged." if reward is None else f"{reward:.2f}."))
-    lines.append(f"{_left(turn, max_turns)} Fix what failed and send the files you change, or <finish/> if done.")
+    lines.append(f"{_left(turn, max_turns)} Fix what failed and send the files you change, or {finish_hint} if done.")
     return "\n".join(lines)
 
 
-def malformed_feedback(*, turn: int, max_turns: int, error: str, penalty: float) -> str:
-    """The feedback text for a malformed turn: what was wrong, that nothing changed, and the format."""
+def malformed_feedback(
+    *, turn: int, max_turns: int, error: str, penalty: float, reminder: str = FORMAT_REMINDER
+) -> str:
+    """The feedback text for a malformed turn: what was wrong, that nothing changed, and the format (``reminder``:
+    ``FORMAT_REMINDER`` or ``BOLT_REMINDER``)."""
     return "\n".join(
         [
             f"Turn {turn} of {max_turns}: your reply was rejected and changed nothing: {error.rstrip('.')}.",
             f"Step reward: {penalty:.2f}.",
-            f"{_left(turn, max_turns)} {FORMAT_REMINDER}",
+            f"{_left(turn, max_turns)} {reminder}",
         ]
     )
 

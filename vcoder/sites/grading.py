@@ -119,6 +119,28 @@ async def on_pool_loop(pool: Any, make: Callable[[], Awaitable[Any]]) -> Any:
     return await pool.run_on_loop(make)
 
 
+class SettleFirst(Policy):
+    """Runs ``policy`` on a page that has settled first (``SETTLE_JS``): a React app commits its first render after
+    the load event, and an agent that observes at once sees an empty root (measured: a built Vite + React app's
+    buttons were missing from the agent's first observation in one run of two)."""
+
+    def __init__(self, policy: Policy, *, quiet_ms: int, max_ms: int):
+        self.policy, self.quiet_ms, self.max_ms = policy, quiet_ms, max_ms
+        self.name = policy.name
+
+    def check_case(self, case: TestCase) -> str | None:
+        return self.policy.check_case(case)
+
+    async def run_case(self, env: Any, case: TestCase) -> CaseResult:
+        with contextlib.suppress(Exception):  # a page that will not settle is the policy's to find out
+            settle = {"quietMs": self.quiet_ms, "maxMs": self.max_ms}
+            await asyncio.wait_for(env.page.evaluate(SETTLE_JS, settle), self.max_ms / 1000 + 2.0)
+        return await self.policy.run_case(env, case)
+
+    async def aclose(self) -> None:
+        await self.policy.aclose()
+
+
 async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOptions) -> Rendered:
     """Screenshot + layout of the site's entry page, taken once the page has settled; never raises for the page.
 
@@ -127,7 +149,7 @@ async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOpti
 
     async def live() -> Rendered:
         opened = pool.open_page(
-            html, width=options.width, height=options.height, timeout_ms=options.load_timeout_ms, base_dir=site_dir
+            html, width=options.width, height=options.height, timeout_ms=options.render_timeout_ms, base_dir=site_dir
         )
         try:
             page = await opened.__aenter__()
@@ -327,6 +349,9 @@ class SiteGrader:
         return mean_score(list(results)), results, notes
 
     async def _run(self, html, site_dir, cases, policy, options) -> list[CaseResult]:
+        if policy is not self.scripted:  # the scripted policy already waits for what it expects
+            settle_ms = min(options.settle_timeout_ms, max(options.gui_deadline_ms // 4, 1))
+            policy = SettleFirst(policy, quiet_ms=options.settle_quiet_ms, max_ms=settle_ms)
         results, _ = await arun_cases(
             html,
             cases,
@@ -334,10 +359,10 @@ class SiteGrader:
             pool=self.pool,
             width=options.width,
             height=options.height,
-            step_limit=options.case_step_limit,
-            deadline_ms=options.case_deadline_ms,
+            step_limit=options.gui_step_limit,
+            deadline_ms=options.gui_deadline_ms,
             action_timeout_ms=options.action_timeout_ms,
-            load_timeout_ms=options.load_timeout_ms,
+            load_timeout_ms=options.render_timeout_ms,
             base_dir=str(site_dir),
         )
         return results

@@ -36,11 +36,11 @@ class SitePathError(ValueError):
         self.kind = kind
 
 
-def check_site_path(path: str) -> str:
+def check_site_path(path: str, *, extensions: tuple[str, ...] = SITE_EXTENSIONS) -> str:
     """Validate a site-relative path and return its normal form (``./`` prefixes dropped).
 
     Allowed: folders and a file name made of ASCII letters, digits, ``.``, ``_`` and ``-`` (not starting with a dot
-    or dash), joined by ``/``, with an extension among ``SITE_EXTENSIONS``. Refused: ``..``, absolute paths, drive
+    or dash), joined by ``/``, with an extension among ``extensions`` (``SITE_EXTENSIONS``: a static site's). Refused: ``..``, absolute paths, drive
     letters, UNC and other backslash paths, URLs, control characters, Windows device names, names ending in a dot.
 
     Raises:
@@ -82,9 +82,9 @@ def check_site_path(path: str) -> str:
         raise SitePathError(f"path {shown} names no file")
     if len(parts) > MAX_PATH_DEPTH:
         raise SitePathError(f"path {shown} is {len(parts)} folders deep, over {MAX_PATH_DEPTH}")
-    if not parts[-1].lower().endswith(SITE_EXTENSIONS):
+    if not parts[-1].lower().endswith(extensions):
         raise SitePathError(
-            f"path {shown}: a site holds text files of types {', '.join(SITE_EXTENSIONS)}; images and other binary "
+            f"path {shown}: a site holds text files of types {', '.join(extensions)}; images and other binary "
             "files are not supported (use inline SVG or CSS instead)",
             Malformed.UNSUPPORTED_TYPE,
         )

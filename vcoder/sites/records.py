@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from vcoder.gui.policy import CaseResult, TestCase, parse_cases
+from vcoder.sites.build import BuildLimits
 from vcoder.sites.turns import SiteLimits
+
+#: the turn formats an episode understands (:mod:`vcoder.sites.turns`, :mod:`vcoder.sites.bolt`)
+TURN_FORMATS = ("vcoder", "bolt")
 
 
 @dataclass(frozen=True)
@@ -66,17 +70,36 @@ class EpisodeOptions:
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
     width: int = field(default=1280, metadata={"help": "Viewport width, px."})
     height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    load_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading the site's page."})
+    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading the site's page."})
     settle_quiet_ms: int = field(default=200, metadata={"help": "DOM quiet time before the screenshot."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time spent waiting for the page to settle."})
-    case_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
+    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
+    gui_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
     action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one policy reply."})
     max_reply_tokens: int = field(default=8192, metadata={"help": "Reply budget (ChatClient policies)."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature (ChatClient policies)."})
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The policy's markup: 'vcoder' (<file path> blocks, static sites) or 'bolt' (WebGen-Agent's "
+            "<boltArtifact>/<boltAction>, Vite + React projects built offline in a sandbox)."
+        },
+    )
+    system_prompt: str | None = field(
+        default=None,
+        metadata={
+            "help": "The builder's system prompt instead of the turn format's own (e.g. WebGen-Agent's, which its "
+            "released models were trained with); None: vcoder's prompt for the format."
+        },
+    )
+    build_limits: BuildLimits = field(
+        default_factory=BuildLimits, metadata={"help": "Bounds of a Bolt project's install + build (sandbox)."}
+    )
 
     def __post_init__(self) -> None:
+        if self.turn_format not in TURN_FORMATS:
+            raise ValueError(f"turn_format={self.turn_format!r} is not one of {TURN_FORMATS}")
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
         if self.screenshot_weight < 0 or self.gui_weight < 0 or self.screenshot_weight + self.gui_weight == 0:
@@ -85,9 +108,9 @@ class EpisodeOptions:
                 "both 0; set one to 0 for a single-component ablation"
             )
         timeouts = (
-            "load_timeout_ms",
+            "render_timeout_ms",
             "settle_timeout_ms",
-            "case_deadline_ms",
+            "gui_deadline_ms",
             "action_timeout_ms",
             "reply_timeout_ms",
         )
@@ -118,6 +141,9 @@ class StepRecord:
         feedback: the feedback text (sent as the next user turn unless this was the last step).
         message_index: index of this step's reply (an assistant message) in ``EpisodeResult.messages``.
         generation: what the policy returned when it was not a plain str (token ids, logprobs, ...).
+        build: a Bolt project's install + build (a ``BuildResult``), None otherwise or when the project was unchanged.
+        served_dir: the folder the grader served for this step's site (a Bolt project's built ``dist/``, else the
+            step's ``site/``); None when nothing was served (a malformed turn, a failed build, no episode folder).
     """
 
     turn: int
@@ -137,6 +163,8 @@ class StepRecord:
     feedback: str = field(default="", repr=False)
     message_index: int = -1
     generation: Any = field(default=None, repr=False, compare=False)
+    build: Any = field(default=None, repr=False, compare=False)
+    served_dir: Path | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON form ``{"turn", "malformed", "files", "screenshot", "gui", "reward", "error"}``."""

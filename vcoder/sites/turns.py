@@ -57,11 +57,13 @@ class SiteLimits:
         max_files: files in one turn, and in the whole site after the turn.
         max_file_bytes: UTF-8 bytes of one file.
         max_total_bytes: UTF-8 bytes of one turn's files, and of the whole site after the turn.
+        extensions: the file types the site may hold (a Bolt project's are ``bolt.PROJECT_EXTENSIONS``).
     """
 
     max_files: int = 20
     max_file_bytes: int = 300_000
     max_total_bytes: int = 1_000_000
+    extensions: tuple[str, ...] = SITE_EXTENSIONS
 
     def __post_init__(self) -> None:
         if min(self.max_files, self.max_file_bytes, self.max_total_bytes) < 1:
@@ -211,7 +213,7 @@ def parse_turn(text: str, *, limits: SiteLimits | None = None) -> Turn:
             finish = True
             continue
         try:
-            path = check_site_path(action[1])
+            path = check_site_path(action[1], extensions=limits.extensions)
         except SitePathError as exc:
             problems.append((exc.kind, str(exc)))
             continue

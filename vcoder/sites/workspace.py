@@ -112,13 +112,13 @@ class SiteWorkspace:
         notes = []
         deleted = []
         for path in turn.deletes:
-            if after.pop(check_site_path(path), None) is None:
+            if after.pop(check_site_path(path, extensions=self.limits.extensions), None) is None:
                 notes.append(f"{path} was not in the site; nothing to delete")
             else:
                 deleted.append(path)
         folded = {p.casefold(): p for p in after}
         for write in turn.writes:
-            path = check_site_path(write.path)  # again: a Turn may be built by hand
+            path = check_site_path(write.path, extensions=self.limits.extensions)  # again: a Turn may be built by hand
             twin = folded.get(path.casefold())
             if twin is not None and twin != path:
                 return Applied(
@@ -159,7 +159,10 @@ class SiteWorkspace:
         self._create(f"step_{step}", dir_only=True)
         self._create(f"step_{step}/site", dir_only=True)
         for path, text in sorted(self._files.items()):
-            self._create(f"step_{step}/site/{check_site_path(path)}", text.encode("utf-8", errors="surrogatepass"))
+            self._create(
+                f"step_{step}/site/{check_site_path(path, extensions=self.limits.extensions)}",
+                text.encode("utf-8", errors="surrogatepass"),
+            )
         return self.root / f"step_{step}" / "site"
 
     def write_step_file(self, step: int, name: str, data: bytes | str) -> Path | None:

@@ -26,12 +26,10 @@ FEEDBACK = {"role": "user", "content": "Turn 1 of 2: you wrote index.html.\nStep
 
 
 @pytest.fixture(scope="module")
-def processor(tmp_path_factory):
+def processor(tiny_vlm_dir):
     from transformers import AutoProcessor
 
-    from vcoder.models.tiny import build_tiny_vlm
-
-    return AutoProcessor.from_pretrained(build_tiny_vlm(tmp_path_factory.mktemp("tiny") / "model"))
+    return AutoProcessor.from_pretrained(tiny_vlm_dir)  # the session's tiny VLM, built once
 
 
 @pytest.mark.parametrize("use_processor", [True, False], ids=["processor", "tokenizer"])
@@ -161,6 +159,7 @@ def test_webgen_instruct_tasks_get_a_written_test(tmp_path):
     from trl import GRPOConfig
 
     from vcoder.pipelines.step_grpo.data import COLUMNS, task_rows
+    from vcoder.pipelines.step_grpo.grading import build_grader
     from vcoder.sites.gui_tests import WrittenTestGrader
 
     args = StepGRPOScriptArguments(dataset="webgen_instruct", dataset_source=SEED_FILE, max_samples=4)
@@ -172,13 +171,13 @@ def test_webgen_instruct_tasks_get_a_written_test(tmp_path):
         check_step_config(StepGRPOScriptArguments(**{**vars(args), "max_turn_tokens": 256}), config)
     served = dict(vars(args), gui_base_url="http://127.0.0.1:9", gui_model="vlm", max_turn_tokens=256)
     check_step_config(StepGRPOScriptArguments(**served), config)
-    grader = StepGRPOScriptArguments(**served).grader(output_dir=str(tmp_path))
+    grader = build_grader(StepGRPOScriptArguments(**served), output_dir=str(tmp_path))
     assert isinstance(grader, WrittenTestGrader) and grader.gui_agent is not None
     assert grader.writer.cache_dir == tmp_path / "gui_tests" and grader.writer.client.model == "vlm"
     other = StepGRPOScriptArguments(
         **{**served, "test_writer_base_url": "http://127.0.0.1:8", "test_writer_model": "llm"}
     )
-    assert other.grader(output_dir=str(tmp_path)).writer.client.model == "llm"
+    assert build_grader(other, output_dir=str(tmp_path)).writer.client.model == "llm"
 
 
 def test_local_jsonl_tasks(tmp_path):

@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
+from vcoder.names import carries
 from vcoder.suggest import did_you_mean, unknown_names
 
 TRAINERS = ("grpo", "step_grpo")
@@ -40,8 +42,22 @@ class CurriculumConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+@carries(
+    "writer",
+    Endpoint,
+    only=("base_url", "model", "timeout_ms", "max_retries", "temperature", "extra_body"),
+    timeout_ms=120_000,
+    max_retries=1,
+    temperature=0.8,
+    about="The task-writing LLM (None: offline generators only)",
+)
 class CurriculumConfig:
-    """Settings of a WebRL-style curriculum run (every field flat, so a recipe is one YAML mapping)."""
+    """Settings of a WebRL-style curriculum run (every field flat, so a recipe is one YAML mapping).
+
+    The task writer's endpoint follows the class's own fields, generated from ``vcoder.chat.endpoint.Endpoint``
+    (:func:`vcoder.names.carries`): ``writer_base_url``, ``writer_model``, ``writer_timeout_ms``,
+    ``writer_max_retries``, ``writer_temperature``, ``writer_extra_body``.
+    """
 
     train_recipe: str = field(metadata={"help": "The training recipe run each phase (configs/... YAML)."})
     model_name_or_path: str = field(metadata={"help": "The phase-0 policy (later phases start from the last one)."})
@@ -86,19 +102,8 @@ class CurriculumConfig:
     orm_model: str | None = field(
         default=None, metadata={"help": "An ORM folder (vcoder orm train): predictor/report."}
     )
-    writer_base_url: str | None = field(
-        default=None, metadata={"help": "OpenAI-compatible endpoint of the task-writing LLM (None: offline only)."}
-    )
-    writer_model: str | None = field(default=None, metadata={"help": "The task writer's model name."})
-    writer_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one task-writing request."})
-    writer_max_retries: int = field(default=1, metadata={"help": "Retries of a failed task-writing request."})
     writer_failures_shown: int = field(default=3, metadata={"help": "Failed tasks shown in one writing request."})
     writer_requests: int = field(default=2, metadata={"help": "Task-writing requests per phase."})
-    writer_temperature: float = field(default=0.8, metadata={"help": "Sampling temperature of the task writer."})
-    writer_extra_body: dict[str, Any] | None = field(
-        default=None,
-        metadata={"help": "Extra JSON fields of each writing request (e.g. transformers serve's generation_config)."},
-    )
     replay_mode: str = field(
         default="rl",
         metadata={

@@ -1,9 +1,10 @@
 """Step-GRPO (WebGen-Agent): GRPO over multi-turn site-building episodes with one reward per step.
 
-``advantages``: the pure per-step advantage maths; ``args``: the recipe's script arguments; ``train``: the launch
-script (``accelerate launch -m vcoder.pipelines.step_grpo --config ...``); ``trainer``: the TRL trainer subclass;
-``rollout``, ``generation``, ``tokens``: episodes to token tensors; ``data``: task rows; ``replay``: a finished
-step's rollouts written out for inspection. Heavy imports happen inside functions.
+``advantages``: the pure per-step advantage maths; ``args``: the recipe's script arguments (values only);
+``grading``: the grader those arguments describe (the services); ``train``: the launch script (``accelerate launch
+-m vcoder.pipelines.step_grpo --config ...``); ``trainer``: the TRL trainer subclass; ``rollout``, ``generation``,
+``tokens``: episodes to token tensors; ``data``: task rows; ``replay``: a finished step's rollouts written out for
+inspection. Heavy imports happen inside functions.
 """
 
 from vcoder.pipelines.step_grpo.advantages import ADVANTAGE_MODES, judged_step_advantages, step_advantages

@@ -14,15 +14,49 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from vcoder.chat.endpoint import Endpoint
+from vcoder.gui.limits import CaseLimits
+from vcoder.names import carries
+from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import did_you_mean
 
 TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 
 
+#: what Step-GRPO carries of each endpoint: where it is, which model, one request's budget
+_SERVED = ("base_url", "model", "timeout_ms")
+
+
 @dataclass
+@carries(
+    "test_writer",
+    Endpoint,
+    only=_SERVED,
+    timeout_ms=60_000,
+    about="The LLM writing the GUI-agent test of a task without cases (webgen_instruct; WebGen-RL used DeepSeek-V3; "
+    "None: the GUI agent's endpoint and model)",
+)
+@carries(
+    "gui",
+    Endpoint,
+    only=_SERVED,
+    timeout_ms=20_000,  # the gui_agent reward's: a case's 20 s deadline bounds a request anyway
+    about="The VLM GUI agent running natural-language test cases (WebGen-Bench's)",
+)
+@carries(
+    "judge", Endpoint, only=_SERVED, timeout_ms=60_000, about="The VLM screenshot judge (None: appearance not judged)"
+)
+@carries("gui", CaseLimits, about="A GUI test case")
+@carries("render", RenderSpec, about="Grading a site", width=1280, height=720, timeout_ms=10_000)
 class StepGRPOScriptArguments:
-    """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML)."""
+    """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML).
+
+    The render spec, the GUI case limits and the three endpoints follow the class's own fields, generated from their
+    value objects (:func:`vcoder.names.carries`, applied bottom-up): ``render_*``, ``gui_step_limit`` /
+    ``gui_deadline_ms`` / ``gui_action_timeout_ms``, and ``judge_*`` / ``gui_*`` / ``test_writer_*`` (``base_url``,
+    ``model``, ``timeout_ms``).
+    """
 
     dataset: str = field(
         default="site_tasks",
@@ -69,6 +103,13 @@ class StepGRPOScriptArguments:
         metadata={"help": f"Ablations, any of {ABLATIONS} (naive/cumulative exclusive, one component at most)."},
     )
     max_turns: int = field(default=5, metadata={"help": "Turns per episode (WebGen-Agent: 5)."})
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The policy's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's "
+            "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
+        },
+    )
     max_turn_tokens: int = field(
         default=2048, metadata={"help": "Tokens one reply may have (<= max_completion_length, the trajectory's)."}
     )
@@ -80,13 +121,7 @@ class StepGRPOScriptArguments:
         metadata={"help": "Screenshots in the feedback (a VLM policy; sent as user turns), else the visible text."},
     )
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
-    render_width: int = field(default=1280, metadata={"help": "Viewport width the sites are graded at, px."})
-    render_height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading a site's page, ms."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
-    case_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
-    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    gui_action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
     reply_timeout_ms: int = field(
         default=1_800_000,
         metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
@@ -99,27 +134,6 @@ class StepGRPOScriptArguments:
             "learns from (screenshots go to screens/ beside it). None: no log."
         },
     )
-    judge_base_url: str | None = field(
-        default=None,
-        metadata={"help": "OpenAI-compatible VLM endpoint grading screenshots (None: appearance not judged)."},
-    )
-    judge_model: str | None = field(default=None, metadata={"help": "The judge's model name."})
-    gui_base_url: str | None = field(
-        default=None,
-        metadata={"help": "OpenAI-compatible VLM endpoint running natural-language test cases (WebGen-Bench's)."},
-    )
-    gui_model: str | None = field(default=None, metadata={"help": "The GUI agent's model name."})
-    test_writer_base_url: str | None = field(
-        default=None,
-        metadata={
-            "help": "OpenAI-compatible LLM endpoint writing the GUI-agent test of a task without cases "
-            "(webgen_instruct; WebGen-RL used DeepSeek-V3). None: the GUI agent's endpoint."
-        },
-    )
-    test_writer_model: str | None = field(
-        default=None, metadata={"help": "The test writer's model name (None: gui_model)."}
-    )
-    endpoint_timeout_ms: int = field(default=60_000, metadata={"help": "Budget of one judge / GUI agent request."})
     save_episodes: bool = field(
         default=False,
         metadata={"help": "Keep every episode's folder (replies, sites, screenshots) under output_dir/episodes."},
@@ -204,6 +218,7 @@ class StepGRPOScriptArguments:
         screenshot, gui = self.component_weights()
         return EpisodeOptions(
             max_turns=self.max_turns,
+            turn_format=self.turn_format,
             screenshot_weight=screenshot,
             gui_weight=gui,
             malformed_reward=self.malformed_reward,
@@ -211,46 +226,13 @@ class StepGRPOScriptArguments:
             feedback_image_side=self.feedback_image_side,
             width=self.render_width,
             height=self.render_height,
-            load_timeout_ms=self.render_timeout_ms,
+            render_timeout_ms=self.render_timeout_ms,
             settle_timeout_ms=self.settle_timeout_ms,
-            case_step_limit=self.gui_step_limit,
-            case_deadline_ms=self.case_deadline_ms,
+            gui_step_limit=self.gui_step_limit,
+            gui_deadline_ms=self.gui_deadline_ms,
             action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
         )
-
-    def grader(self, output_dir: str | None = None):
-        """The ``SiteGrader`` these arguments describe, on the process's shared browser pool; for
-        ``webgen_instruct`` a ``WrittenTestGrader`` whose written tests are kept in ``output_dir/gui_tests``."""
-        from vcoder.gui.judge import ScreenshotJudge
-        from vcoder.gui.vlm_policy import VLMPolicy
-        from vcoder.rendering import get_default_pool
-        from vcoder.sites.grading import SiteGrader
-
-        judge = gui_agent = None
-        if self.judge_base_url:
-            judge = ScreenshotJudge(self.judge_base_url, self.judge_model, timeout_ms=self.endpoint_timeout_ms)
-        if self.gui_base_url:
-            gui_agent = VLMPolicy(self.gui_base_url, self.gui_model, timeout_ms=self.endpoint_timeout_ms)
-        pool = get_default_pool(max_pages=self.render_max_pages)
-        if self.dataset == "webgen_instruct":
-            from vcoder.chat import ChatClient
-            from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
-
-            client = ChatClient(
-                self.test_writer_base_url or self.gui_base_url,
-                self.test_writer_model or self.gui_model,
-                timeout_ms=self.endpoint_timeout_ms,
-            )
-            cache = os.path.join(output_dir, "gui_tests") if output_dir else None
-            return WrittenTestGrader(
-                GuiTestWriter(client, cache_dir=cache),
-                pool=pool,
-                judge=judge,
-                gui_agent=gui_agent,
-                verdict_log=self.verdict_log,
-            )
-        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=self.verdict_log)
 
 
 def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:

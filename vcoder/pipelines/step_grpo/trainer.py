@@ -28,6 +28,7 @@ from trl import GRPOTrainer
 
 from vcoder.pipelines.step_grpo.advantages import judged_step_advantages
 from vcoder.pipelines.step_grpo.generation import turn_generator, vision_inputs
+from vcoder.pipelines.step_grpo.grading import build_grader
 from vcoder.pipelines.step_grpo.rollout import Trajectory, run_rollout
 from vcoder.pipelines.step_grpo.tokens import ChatTokens, token_advantages
 
@@ -88,7 +89,7 @@ class StepGRPOTrainer(GRPOTrainer):
         step_args: ``StepGRPOScriptArguments``.
         train_dataset: task rows (``vcoder.pipelines.step_grpo.data.task_rows``).
         processing_class: tokenizer (LM policy) or processor (VLM policy); default: loaded by TRL.
-        grader: the ``SiteGrader`` (default: ``step_args.grader()``, built on first use).
+        grader: the ``SiteGrader`` (default: ``build_grader(step_args)``, built on first use).
         callbacks, peft_config, quantization_config: as ``GRPOTrainer``'s.
     """
 
@@ -138,7 +139,7 @@ class StepGRPOTrainer(GRPOTrainer):
     def grader(self):
         """The site grader (built on first use, so a trainer can be built without a browser)."""
         if self._grader is None:
-            self._grader = self.step_args.grader(output_dir=self.args.output_dir)
+            self._grader = build_grader(self.step_args, output_dir=self.args.output_dir)
         return self._grader
 
     def _rollout(self, prompts: list, trainer: Any) -> dict[str, Any]:

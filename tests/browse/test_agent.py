@@ -1,0 +1,167 @@
+"""WebRL's text setting on real pages: the observation of a known page, every action, episode reset, the solvers."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browse.conftest import Lines
+from vcoder.browse import ActionParseError, TaskEval, WebTask, generate_all, parse_action, run_episode
+from vcoder.browse.actions import WebAction, to_gui
+from vcoder.browse.solver import ScriptedSolver, find_element
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+CART = TaskEval(("url_match",), reference_url="__SHOP__/#/cart")
+
+
+def shop_task(start: str = "/", **kw) -> WebTask:
+    return WebTask(sites=("shop",), task_id="t", start_url=f"__SHOP__/#{start}", intent="Look around", eval=CART, **kw)
+
+
+def test_observation_text_of_a_known_page(pool):
+    policy = Lines([])
+    run_episode(shop_task("/product/1"), policy, pool=pool)
+    page = policy.prompts[0].split("Current page (/product/1):\n", 1)[1].split("\n\nRound 0")[0]
+    assert page == (
+        "One Stop Shop\n"
+        '<a id="1">Shop</a> <a id="2">Cart</a> <a id="3">My Orders</a>\n'
+        "<h1>Compact Kettle</h1>\n"
+        "Price: $37.80\n"
+        "Category: Home\n"
+        "Rating: 4 of 5\n"
+        "A compact kettle for everyday use.\n"
+        '<label id="4">Qty</label> <input id="5" type="number" value="1">Qty</input> <button id="6">Add to Cart</button>'
+    )
+
+
+def test_every_action_on_a_real_page(pool):
+    # ids of the shop's home page: 1 Shop, 2 Cart, 3 My Orders, 4 search box, 5 Search, then the categories
+    lines = [
+        'do(action="Type", argument="Lamp", element="4")',
+        'do(action="Press Enter")',  # on the focused search box: the search runs
+        'do(action="Scroll Down")',
+        'do(action="Scroll Up")',
+        'do(action="Wait")',
+        "go_backward()",  # back to the catalogue
+        'do(action="Search", argument="Kettle", element="4")',
+        'do(action="Click", element="4")',  # the first result's link
+        'do(action="Select Dropdown Option", argument="x", element="5")',  # the Qty box is no select: a failed step
+        'do(action="Hover", element="4")',  # not offered: a failed step, the episode goes on
+        'exit(message="done")',
+    ]
+    policy = Lines(lines)
+    episode = run_episode(shop_task(), policy, pool=pool, step_budget=20)
+    routes = [s.route for s in episode.steps]
+    assert routes[:8] == [
+        "/",
+        "/",
+        "/search?q=Lamp",
+        "/search?q=Lamp",
+        "/search?q=Lamp",
+        "/search?q=Lamp",
+        "/",
+        "/search?q=Kettle",
+    ]
+    assert routes[8].startswith("/product/") and "Kettle" in episode.steps[8].observation
+    assert [s.ok for s in episode.steps] == [True] * 8 + [False, False, True]
+    assert "Hover" in episode.steps[9].error and episode.answer == "done"
+    assert 'Round 9: do(action="Hover", element="4")  (failed:' in policy.prompts[-1]
+    # the forum's select and the shop's forms, through a scripted plan: Select Dropdown Option on a real select
+    forum = WebTask(
+        sites=("forum",),
+        task_id="f",
+        start_url="__FORUM__/#/submit",
+        intent="post",
+        eval=TaskEval(
+            ("program_html",),
+            program_html=(
+                {
+                    "url": "last",
+                    "locator": "document.querySelector('h1').outerText + ' ' + document.body.innerText",
+                    "required_contents": {"must_include": ["Hello there", "f/travel"]},
+                },
+            ),
+        ),
+    )
+    plan = [
+        {"do": "select", "field": "Forum", "option": "travel"},
+        {"do": "type", "field": "Title", "text": "Hello there"},
+        {"do": "click", "text": "Create Post"},
+        {"do": "exit", "message": ""},
+    ]
+    done = run_episode(forum, ScriptedSolver(plan), pool=pool)
+    assert done.evaluation.score == 1.0 and done.final_url.startswith("__FORUM__/#/post/")
+
+
+def test_episodes_are_reset_no_state_leaks(pool):
+    buy = [
+        {"do": "click", "text": "Shop"},
+        {"do": "search", "field": "Search products", "text": "Backpack"},
+        {"do": "click", "text": "Compact Backpack"},
+        {"do": "click", "text": "Add to Cart"},
+        {"do": "exit", "message": ""},
+    ]
+    first = run_episode(shop_task(), ScriptedSolver(buy), pool=pool)
+    assert first.evaluation.success and "Compact Backpack" in first.final_page
+    second = run_episode(shop_task("/cart"), Lines([]), pool=pool)
+    assert "Your cart is empty." in second.steps[0].observation
+
+
+def test_scripted_solvers_solve_every_generated_task_and_a_wrong_plan_fails(pool):
+    tasks = generate_all(seed=2, per_site=5)
+    episodes = [run_episode(t, ScriptedSolver(t.solution), pool=pool) for t in tasks]
+    assert [e.evaluation.score for e in episodes] == [1.0] * len(tasks), [
+        (e.task.intent, e.evaluation.scores, [s.action for s in e.steps]) for e in episodes if not e.evaluation.success
+    ]
+    kinds = {t.eval.eval_types[0] for t in tasks}
+    assert kinds == {"string_match", "url_match", "program_html"}
+    wrong = [dict(s) for s in tasks[0].solution]
+    wrong[-1]["message"] = "$0.00"
+    assert run_episode(tasks[0], ScriptedSolver(wrong), pool=pool).evaluation.score == 0.0
+
+
+def test_parse_and_write_actions():
+    assert parse_action('# Element: the cart\ndo(action="Click", element="2")') == WebAction("Click", 2)
+    assert parse_action("exit(message='It is \"x\"')").argument == 'It is "x"'
+    for action in [WebAction("Type", 3, 'say "hi"'), WebAction("exit", argument="$1"), WebAction("go_backward")]:
+        assert parse_action(action.to_text()) == action
+    assert [a.kind for a in to_gui(parse_action('do(action="Search", argument="x", element="1")'))] == [
+        "type",
+        "press",
+    ]
+    for bad in [
+        "click 3",
+        'do(action="Click")',
+        'do(action="Fly", element="1")',
+        "os.system('x')",
+        "",
+        'do("Click", "3")',
+    ]:
+        with pytest.raises(ActionParseError):
+            parse_action(bad)
+    assert find_element('<a id="3">Cart</a> <button id="4">Add to Cart</button>', "add to cart") == 4
+
+
+def test_an_episode_is_logged_for_sft_the_orm_and_replay(pool, tmp_path):
+    from vcoder.browse.records import replay_items, sft_rows, verdict_record, write_jsonl
+    from vcoder.data.trajectories import read_trajectories
+    from vcoder.verdicts.log import VerdictLog, read_verdicts
+
+    task = generate_all(seed=0, per_site=1)[0]
+    episode = run_episode(task, ScriptedSolver(task.solution), pool=pool)
+    rows = read_trajectories(write_jsonl(sft_rows(episode), tmp_path / "demos.jsonl"))
+    assert len(rows) == len(episode.steps) and [m["role"] for m in rows[0]["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+    ]
+    assert (
+        rows[-1]["messages"][-1]["content"] == episode.steps[-1].action
+        and "Round 0: " in rows[-1]["messages"][1]["content"]
+    )
+    VerdictLog(tmp_path / "verdicts.jsonl").append(verdict_record(episode))
+    (record,) = read_verdicts(tmp_path / "verdicts.jsonl")
+    assert record.cases[0].verdict == "YES" and record.source == "web_agent" and record.instruction == task.intent
+    assert len(replay_items(episode, phase=1)) == len(episode.steps)
+    failed = run_episode(task, Lines(['exit(message="no idea")']), pool=pool)
+    assert replay_items(failed, phase=1) == [] and verdict_record(failed).cases[0].verdict == "NO"

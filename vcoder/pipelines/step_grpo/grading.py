@@ -1,0 +1,57 @@
+"""The Step-GRPO grader, built from the recipe's values: the screenshot judge, the GUI agent and (for tasks without
+test cases) the test writer, on the process's shared browser pool.
+
+The script arguments hold values only; this is where they become services (clients, a pool, a grader).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+
+__all__ = ["build_grader"]
+
+
+def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -> Any:
+    """The ``SiteGrader`` the arguments describe; for ``dataset=webgen_instruct`` a ``WrittenTestGrader`` whose
+    written tests are kept in ``output_dir/gui_tests``.
+
+    Args:
+        args: the recipe's Step-GRPO arguments (``judge_*``, ``gui_*``, ``test_writer_*``, ``render_max_pages``,
+            ``verdict_log``).
+        output_dir: the run's folder (the written tests' cache goes under it); None: no cache.
+
+    Returns:
+        A ``vcoder.sites.grading.SiteGrader`` (or its ``WrittenTestGrader`` subclass).
+    """
+    from vcoder.gui.judge import ScreenshotJudge
+    from vcoder.gui.vlm_policy import VLMPolicy
+    from vcoder.rendering import get_default_pool
+    from vcoder.sites.grading import SiteGrader
+
+    judge = gui_agent = None
+    if args.judge_base_url:
+        judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
+    if args.gui_base_url:
+        gui_agent = VLMPolicy(args.gui_base_url, args.gui_model, timeout_ms=args.gui_timeout_ms)
+    pool = get_default_pool(max_pages=args.render_max_pages)
+    if args.dataset != "webgen_instruct":
+        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log)
+    from vcoder.chat import ChatClient
+    from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
+
+    client = ChatClient(
+        args.test_writer_base_url or args.gui_base_url,
+        args.test_writer_model or args.gui_model,
+        timeout_ms=args.test_writer_timeout_ms,
+    )
+    cache = os.path.join(output_dir, "gui_tests") if output_dir else None
+    return WrittenTestGrader(
+        GuiTestWriter(client, cache_dir=cache),
+        pool=pool,
+        judge=judge,
+        gui_agent=gui_agent,
+        verdict_log=args.verdict_log,
+    )
