@@ -31,3 +31,13 @@ def storage_state(tmp_path):
         return str(path)
 
     return write
+
+
+def run_episode(task, policy, *, pool, **kwargs):
+    """``vcoder.browse.run_episode`` with bounds wide enough for a loaded 2-core CI box (the bounds are not what
+    these tests check)."""
+    from vcoder.browse import run_episode as run
+
+    kwargs.setdefault("action_timeout_ms", 15_000)
+    kwargs.setdefault("deadline_ms", 600_000)
+    return run(task, policy, pool=pool, **kwargs)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browse.conftest import Lines
-from vcoder.browse import ActionParseError, TaskEval, WebTask, generate_all, parse_action, run_episode
+from tests.browse.conftest import Lines, run_episode
+from vcoder.browse import ActionParseError, TaskEval, WebTask, generate_all, parse_action
 from vcoder.browse.actions import WebAction, to_gui
 from vcoder.browse.solver import ScriptedSolver, find_element
 
@@ -165,3 +165,18 @@ def test_an_episode_is_logged_for_sft_the_orm_and_replay(pool, tmp_path):
     assert len(replay_items(episode, phase=1)) == len(episode.steps)
     failed = run_episode(task, Lines(['exit(message="no idea")']), pool=pool)
     assert replay_items(failed, phase=1) == [] and verdict_record(failed).cases[0].verdict == "NO"
+
+
+def test_the_web_agent_grades_gui_test_cases(pool):
+    from vcoder.browse.policies import WebAgentCasePolicy
+    from vcoder.gui.policy import Verdict
+    from vcoder.gui.runner import run_cases
+
+    html = "<button onclick=\"document.getElementById('n').textContent = 1\">Add</button><p id='n'>0</p>"
+    case = {"task": "Click Add.", "expected_result": "The number becomes 1."}
+    said_yes = Lines(['do(action="Click", element="1")', 'exit(message="YES")'])
+    (result,), _ = run_cases(html, [case], policy=WebAgentCasePolicy(said_yes), pool=pool)
+    assert result.verdict is Verdict.YES and result.steps_taken == 1
+    assert '<button id="1">Add</button>' in said_yes.prompts[0] and "The number becomes 1." in said_yes.prompts[0]
+    (mute,), _ = run_cases(html, [case], policy=WebAgentCasePolicy(Lines(["exit(message='hmm')"])), pool=pool)
+    assert mute.verdict is Verdict.NO and "no verdict" in mute.error

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from tests.browse.conftest import Lines
-from vcoder.browse import FuzzyJudge, TaskEval, WebTask, run_episode
+from tests.browse.conftest import Lines, run_episode
+from vcoder.browse import FuzzyJudge, TaskEval, WebTask
 from vcoder.browse.evaluators import must_include, string_match, url_match
 from vcoder.browse.sites import build_state
 from vcoder.chat import Endpoint

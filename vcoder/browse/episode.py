@@ -127,6 +127,47 @@ def _storage_entries(task: WebTask, base: Path | None) -> list[list[str]]:
     return [[e["name"], e["value"]] for origin in state.get("origins", []) for e in origin.get("localStorage", [])]
 
 
+async def play(env: GuiEnv, policy: WebPolicy, intent: str, *, step_budget: int, site: str | None = None):
+    """The step loop on a live env: observe, ask the policy, act, until ``exit``, the budget or a lost page.
+
+    Args:
+        env: the GUI environment over the live page.
+        policy: what acts.
+        intent: the task as the policy reads it.
+        step_budget: actions allowed (``exit`` included).
+        site: the site (routes are read from the URL's fragment); None: the route is the URL's fragment as is.
+
+    Returns:
+        ``(steps, answer)``: the steps taken and the ``exit`` message (None without one).
+    """
+    page = env.page
+    steps: list[WebStep] = []
+    history: list[str] = []
+    answer = None
+    for _ in range(step_budget):
+        route = route_of(site_url(page.url, site), site) if site else (page.url.split("#", 1)[1:] or ["/"])[0]
+        observation = await observe_text(env)
+        text = (await policy.act(step_prompt(intent, history, observation, route=route))).strip()
+        ok, error, line = True, None, text
+        try:
+            action = parse_action(text)
+            line = action.to_text()
+            for gui_action in to_gui(action):
+                result = await env.act(gui_action)
+                ok, error = ok and result.ok, error or result.error
+            if not env.done:
+                await env.guard(page.evaluate(_SETTLE_JS), what="letting the page settle")
+            if action.name == "exit":
+                answer = action.argument
+        except ActionParseError as exc:
+            ok, error = False, str(exc)
+        steps.append(WebStep(route, observation, line, ok, error))
+        history.append(line if ok else f"{line}  (failed: {error})")
+        if answer is not None or (env.done and env.error):
+            break
+    return steps, answer
+
+
 async def _episode(task, policy, apool, *, step_budget, judge, deadline_ms, action_timeout_ms, base) -> WebEpisode:
     entries = _storage_entries(task, base)
     async with apool.open_page(files=site_files(task.site, seed=task.site_seed), entry=ENTRY) as page:
@@ -137,31 +178,8 @@ async def _episode(task, policy, apool, *, step_budget, judge, deadline_ms, acti
         env = GuiEnv(
             page, step_limit=2 * step_budget + 2, deadline_ms=deadline_ms, action_timeout_ms=action_timeout_ms
         )
-        steps: list[WebStep] = []
-        history: list[str] = []
-        answer = None
         try:
-            for _ in range(step_budget):
-                route = route_of(site_url(page.url, task.site), task.site)
-                observation = await observe_text(env)
-                text = (await policy.act(step_prompt(task.intent, history, observation, route=route))).strip()
-                ok, error, line = True, None, text
-                try:
-                    action = parse_action(text)
-                    line = action.to_text()
-                    for gui_action in to_gui(action):
-                        result = await env.act(gui_action)
-                        ok, error = ok and result.ok, error or result.error
-                    if not env.done:
-                        await env.guard(page.evaluate(_SETTLE_JS), what="letting the page settle")
-                    if action.name == "exit":
-                        answer = action.argument
-                except ActionParseError as exc:
-                    ok, error = False, str(exc)
-                steps.append(WebStep(route, observation, line, ok, error))
-                history.append(line if ok else f"{line}  (failed: {error})")
-                if answer is not None or (env.done and env.error):
-                    break
+            steps, answer = await play(env, policy, task.intent, step_budget=step_budget, site=task.site)
             final_url = site_url(page.url, task.site)
             final_page = await observe_text(env) if not env.done or answer is not None else ""
         finally:

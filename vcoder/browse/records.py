@@ -50,7 +50,7 @@ def verdict_record(episode: WebEpisode, *, meta: dict[str, Any] | None = None) -
     case = CaseVerdict(
         task=task.intent,
         verdict="YES" if episode.evaluation.success else "NO",
-        reason=episode.answer if episode.answer is not None else episode.error,
+        reason=episode.answer or episode.error or None,
         trace=trace[-20:],
         observed=episode.final_url,
     )

@@ -25,12 +25,24 @@ def add_parser(subparsers, name: str) -> None:
         "--max-phases", type=int, default=None, metavar="N", help="stop once N phases are complete (rerun to go on)"
     )
     run_parser.add_argument(
-        "--seed", type=int, default=None, metavar="S", help="seed of every phase's training (the recipe's key seed)"
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed of every phase's training (the recipe's key seed; web_agent recipes: also task instances, sampling)",
     )
     run_parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (YAML value)"
     )
     run_parser.set_defaults(func=run)
+    sft_parser = sub.add_parser("web-sft", help="the web agent's SFT start: scripted demonstrations and a policy")
+    sft_parser.add_argument("--config", required=True, help="a trainer: web_agent recipe (its sft_* settings)")
+    sft_parser.add_argument("--out", required=True, help="model folder (demos.jsonl, sft.json, the policy)")
+    sft_parser.add_argument("--seed", type=int, default=None, help="the run's seed (which training tasks)")
+    sft_parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (YAML value)"
+    )
+    sft_parser.set_defaults(func=web_sft)
 
 
 def _overrides(items: list[str]) -> dict:
@@ -43,6 +55,60 @@ def _overrides(items: list[str]) -> dict:
             raise ValueError(f"--set {item!r}: write KEY=VALUE, e.g. --set phases=2")
         out[key.strip()] = yaml.safe_load(value)
     return out
+
+
+def _web_config(args):
+    """The recipe as a ``WebAgentConfig`` when it says ``trainer: web_agent`` (None otherwise)."""
+    import yaml
+
+    from vcoder.pipelines.web_agent.config import WebAgentConfig
+
+    with open(args.config, encoding="utf-8") as f:
+        data = {**(yaml.safe_load(f) or {}), **_overrides(args.set)}
+    if data.get("trainer") != "web_agent":
+        return None
+    if args.seed is not None:
+        data["seed"] = args.seed
+    return WebAgentConfig.from_dict(data)
+
+
+def web_sft(args) -> int:
+    import contextlib
+    import json
+    import sys
+
+    from vcoder.pipelines.web_agent.sft import sft_start
+
+    try:
+        config = _web_config(args)
+        if config is None:
+            raise ValueError(f"{args.config} is not a trainer: web_agent recipe")
+        with contextlib.redirect_stdout(sys.stderr):
+            info = sft_start(config, args.out)
+    except (OSError, ValueError) as exc:
+        print(f"vcoder curriculum: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"model": args.out, **info}))
+    return 0
+
+
+def _run_web(args, config) -> int:
+    import contextlib
+    import json
+    import sys
+
+    from vcoder.pipelines.web_agent.run import run_web_curriculum
+
+    stdout = sys.stdout
+    keys = ("phase", "success_rate", "heldout_success_before", "heldout_success", "pool_size", "accepted")
+
+    def show(report: dict) -> None:
+        print(json.dumps({k: report[k] for k in keys}), file=stdout, flush=True)
+
+    with contextlib.redirect_stdout(sys.stderr):
+        summary = run_web_curriculum(config, args.out, stop_after=args.max_phases, on_phase=show)
+    print(json.dumps({"curriculum": f"{args.out}/curriculum.json", "phases": len(summary["phases"])}))
+    return 0
 
 
 def run(args) -> int:
@@ -63,6 +129,9 @@ def run(args) -> int:
         print(json.dumps(line), file=stdout, flush=True)
 
     try:
+        web = _web_config(args)
+        if web is not None:
+            return _run_web(args, web)
         overrides = _overrides(args.set)
         if args.seed is not None:
             overrides["seed"] = args.seed

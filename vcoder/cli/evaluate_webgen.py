@@ -138,13 +138,14 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             turn_format=args.turn_format,
         )
-        if args.turn_format == "bolt":
-            from vcoder.sites.build import sandbox_problem
-
-            if sandbox_problem():
-                raise UsageError(f"--turn-format bolt: {sandbox_problem()}")
     except (UsageError, ValueError) as exc:
         return usage(str(exc))
+    if config.turn_format == "bolt":
+        from vcoder.sites.build import sandbox_problem
+
+        problem = sandbox_problem()
+        if problem:
+            return usage(f"--turn-format bolt: {problem}")
     ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
     try:
         summary = evaluate_webgen(

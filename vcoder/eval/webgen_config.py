@@ -56,19 +56,18 @@ class WebGenConfig:
         default=None,
         metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
     )
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The builder's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's Bolt "
+            "markup, Vite + React projects built offline in a sandbox)."
+        },
+    )
     protocol: str = field(
         default="vcoder",
         metadata={
             "help": "How the final sites are graded: vcoder, webgen-bench, or both comma-separated (the sites are "
             "built once; the first one gives the headline numbers)."
-        },
-    )
-
-    turn_format: str = field(
-        default="vcoder",
-        metadata={
-            "help": "The builder's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's "
-            "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
         },
     )
 
@@ -133,7 +132,7 @@ class WebGenConfig:
             "max_turns": self.max_turns,
             "max_actions": self.gui_step_limit,
             "protocol": ",".join(self.protocols),
-            "turn_format": self.builder_format,
+            "turn_format": self.turn_format,
         }
 
     def episode_options(self) -> EpisodeOptions:

@@ -1,0 +1,64 @@
+"""The web agent's training side: the task split, the recipe, and the likelihood maths on a real tiny LM."""
+
+from __future__ import annotations
+
+import pytest
+
+from vcoder.browse.prompt import step_prompt
+from vcoder.pipelines.web_agent.config import WebAgentConfig
+from vcoder.pipelines.web_agent.run import split_tasks
+
+
+def test_heldout_tasks_are_never_trained_on():
+    config = WebAgentConfig(train_per_site=4, heldout_per_site=3, seed=1)
+    train, heldout = split_tasks(config)
+    assert len(train) == 16 and len(heldout) == 12
+    assert not {t.intent for t in train} & {t.intent for t in heldout}
+    assert len({t.task_id for t in [*train, *heldout]}) == 28
+    assert split_tasks(config) == (train, heldout)  # seeded
+
+
+def test_the_recipe_is_checked():
+    with pytest.raises(ValueError, match="did you mean 'phases'"):
+        WebAgentConfig.from_dict({"phase": 2})
+    with pytest.raises(ValueError, match="trainer: web_agent"):
+        WebAgentConfig.from_dict({"trainer": "grpo"})
+    assert WebAgentConfig.from_dict(WebAgentConfig(sites=("shop",)).to_dict()).sites == ("shop",)
+
+
+@pytest.mark.timeout(300)
+def test_training_raises_the_likelihood_of_the_action_only(tmp_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from vcoder.models.tiny_lm import build_tiny_lm
+    from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
+
+    messages = step_prompt("Open the cart", [], '<a id="1">Shop</a> <a id="2">Cart</a>', route="/")
+    action = 'do(action="Click", element="2")'
+    path = build_tiny_lm(tmp_path / "lm", size="tiny", corpus=[m["content"] for m in messages] + [action] * 3)
+    model, tok = AutoModelForCausalLM.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+    sample = [(messages, action)]
+    other = [(messages, 'exit(message="no")')]
+    before = completion_logprobs(model, tok, sample + other, max_prompt_tokens=256)
+    stats = train_nll(model, tok, sample, epochs=80, learning_rate=1e-2, batch_size=1, max_prompt_tokens=256, seed=0)
+    after = completion_logprobs(model, tok, sample + other, max_prompt_tokens=256)
+    assert stats["steps"] == 80 and stats["loss_last"] < stats["loss_first"]
+    assert after[0] > before[0] + 1.0 and after[0] > after[1]
+    assert LocalPolicy(model, tok, max_prompt_tokens=256).generate(messages).strip() == action
+
+
+@pytest.mark.parametrize("name", ["web_agent_tiny_cpu.yaml", "web_agent_llama3_1_8b.yaml", "web_agent_glm4_9b.yaml"])
+def test_the_web_agent_recipes_parse(name):
+    import os
+
+    import yaml
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "curriculum", name)
+    with open(path) as f:
+        config = WebAgentConfig.from_dict(yaml.safe_load(f))
+    assert set(config.sites) == {"shop", "admin", "forum", "repo"}
+    if "tiny" in name:
+        assert config.device == "cpu" and config.sft_base == "tiny"
+    else:  # WebRL's hyperparameters
+        assert (config.learning_rate, config.sft_learning_rate, config.temperature) == (1e-6, 1e-5, 1.0)
+        assert config.dtype == "bfloat16" and config.system_prompt

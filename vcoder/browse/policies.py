@@ -1,0 +1,86 @@
+"""Policies beyond the scripted solver: a served model (OpenAI-compatible), and the web agent as a GUI test-case
+policy, so a trained browsing agent can grade pages where the ``gui_agent`` reward's VLM policy does today.
+
+``ChatPolicy`` asks an endpoint (vLLM, ``trl vllm-serve``, ``transformers serve``) for each step's action.
+``WebAgentCasePolicy`` is a :class:`vcoder.gui.policy.Policy`: a WebGen-Bench test case (``task`` +
+``expected_result``) becomes the intent "carry this out, then answer YES / PARTIAL / NO", the agent plays it on the
+case's page with WebRL's observation and actions, and its ``exit`` message is the verdict.
+
+Example (grading a page's cases with a served agent)::
+
+    from vcoder.gui.runner import run_cases
+    policy = WebAgentCasePolicy(ChatPolicy(Endpoint("http://127.0.0.1:8000/v1", "web-agent")))
+    results, _ = run_cases(html, cases, policy=policy)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vcoder.browse.episode import WebPolicy, play
+from vcoder.chat import Endpoint, connect
+from vcoder.gui.policy import CaseResult, Policy, Verdict
+
+CASE_INTENT = (
+    "Test this website: {task} The expected result: {expected} Carry the test out, then exit with the message YES if "
+    "the website behaved as expected, PARTIAL if it partly did, NO if it did not."
+)
+
+
+class ChatPolicy:
+    """A ``WebPolicy`` served over an OpenAI-compatible endpoint (one chat request per step).
+
+    Args:
+        endpoint: where the model answers (its ``max_tokens`` / ``temperature`` are used per request).
+    """
+
+    name = "chat"
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        if not endpoint.configured:
+            raise ValueError("ChatPolicy needs an endpoint with base_url and model")
+        self.endpoint, self._client = endpoint, None
+
+    async def act(self, messages: list[dict[str, str]]) -> str:
+        if self._client is None:
+            self._client = connect(self.endpoint)
+        reply = await self._client.chat(
+            messages, temperature=self.endpoint.temperature, max_tokens=self.endpoint.max_tokens or 256
+        )
+        return reply.text
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+class WebAgentCasePolicy(Policy):
+    """A GUI test-case policy played by a web agent (see the module docstring).
+
+    Args:
+        agent: the web agent (``ChatPolicy`` for a served model, or any ``WebPolicy``).
+        step_budget: actions per case (WebGen-Bench allows 15).
+    """
+
+    name = "web_agent"
+
+    def __init__(self, agent: WebPolicy, *, step_budget: int = 15) -> None:
+        self.agent, self.step_budget = agent, step_budget
+
+    async def run_case(self, env: Any, case: Any) -> CaseResult:
+        intent = CASE_INTENT.format(task=case.task, expected=case.expected_result or "(not stated)")
+        steps, answer = await play(env, self.agent, intent, step_budget=self.step_budget)
+        trace = tuple(s.action for s in steps)
+        if answer is None:
+            why = env.error or f"no verdict within {self.step_budget} actions"
+            return CaseResult(case.task, Verdict.NO, env.steps_taken, why, trace)
+        verdict = Verdict.parse(answer)
+        if verdict is None:
+            return CaseResult(case.task, Verdict.NO, env.steps_taken, f"no verdict in the answer {answer!r}", trace)
+        return CaseResult(case.task, verdict, env.steps_taken, None, (*trace, answer))
+
+    async def aclose(self) -> None:
+        close = getattr(self.agent, "aclose", None)
+        if close is not None:
+            await close()

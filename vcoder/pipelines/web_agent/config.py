@@ -1,0 +1,81 @@
+"""The web agent's curriculum recipe (``trainer: web_agent`` in a ``configs/curriculum/*.yaml``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from vcoder.suggest import unknown_names
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass(frozen=True)
+class WebAgentConfig:
+    """WebRL's curriculum for the browsing agent on vcoder's hermetic sites (see :mod:`.run`)."""
+
+    trainer: str = field(default="web_agent", metadata=_help("Must be web_agent (selects this pipeline)."))
+    model_name_or_path: str = field(
+        default="outputs/web-agent-sft", metadata=_help("Phase 0's policy (the SFT start).")
+    )
+    seed: int = field(default=0, metadata=_help("Seed of the run: task instances, sampling, training order."))
+    sites: tuple[str, ...] = field(default=("shop", "admin", "forum", "repo"), metadata=_help("Sites trained on."))
+    train_per_site: int = field(default=8, metadata=_help("Training tasks per site in phase 0's pool."))
+    heldout_per_site: int = field(default=5, metadata=_help("Held-out tasks per site (never trained on)."))
+    phases: int = field(default=3, metadata=_help("Curriculum phases."))
+    rollouts_per_task: int = field(default=2, metadata=_help("Sampled episodes per pool task per phase."))
+    temperature: float = field(default=1.0, metadata=_help("Sampling temperature of the rollouts."))
+    step_budget: int = field(default=8, metadata=_help("Actions per episode (exit included)."))
+    learning_rate: float = field(default=5e-4, metadata=_help("AdamW learning rate of a phase's update."))
+    epochs: float = field(default=2.0, metadata=_help("Passes over a phase's kept samples."))
+    batch_size: int = field(default=8, metadata=_help("Samples per update step."))
+    max_prompt_tokens: int = field(default=768, metadata=_help("Prompt tokens kept (the last ones) per step."))
+    max_new_tokens: int = field(default=40, metadata=_help("Tokens of one action line."))
+    replay_low: float = field(default=0.5, metadata=_help("WebRL's replay filter: keep confidence > low ..."))
+    replay_high: float = field(default=0.95, metadata=_help("... and <= high (exp of the mean token log-prob)."))
+    replay_max_items: int = field(default=2000, metadata=_help("Replay buffer size (newest kept)."))
+    new_tasks_per_phase: int = field(default=8, metadata=_help("New task instances added to the pool per phase."))
+    band_low: float = field(default=0.05, metadata=_help("WebRL's band: new tasks come from templates whose ..."))
+    band_high: float = field(default=0.75, metadata=_help("... rollout success rate lies in [band_low, band_high]."))
+    system_prompt: bool = field(
+        default=True, metadata=_help("Prompts keep WebRL's system turn (off: a model from scratch).")
+    )
+    torch_threads: int = field(
+        default=1, metadata=_help("torch CPU threads (1: measured fastest on a shared 2-core box).")
+    )
+    sft_base: str = field(
+        default="tiny", metadata=_help("SFT start: 'tiny' (built offline) or a model folder / hub id.")
+    )
+    sft_size: str = field(default="small", metadata=_help("Size of the tiny SFT base (vcoder.models.tiny.SIZES)."))
+    sft_epochs: float = field(default=3.0, metadata=_help("Passes of the SFT start over the demonstrations."))
+    sft_learning_rate: float = field(default=2e-3, metadata=_help("AdamW learning rate of the SFT start."))
+    dtype: str = field(default="float32", metadata=_help("torch dtype the policy is loaded in (bfloat16 on GPUs)."))
+    device: str = field(default="cpu", metadata=_help("torch device of the policy (cpu, cuda)."))
+
+    def __post_init__(self) -> None:
+        if self.trainer != "web_agent":
+            raise ValueError(f"trainer={self.trainer!r}: this recipe is for trainer: web_agent")
+        for name in ("train_per_site", "heldout_per_site", "phases", "rollouts_per_task", "step_budget", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
+        if not 0 <= self.replay_low < self.replay_high <= 1:
+            raise ValueError(
+                f"replay_low={self.replay_low}, replay_high={self.replay_high}: need 0 <= low < high <= 1"
+            )
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> WebAgentConfig:
+        known = {f.name for f in dataclasses.fields(WebAgentConfig)}
+        unknown = [k for k in data if k not in known]
+        if unknown:
+            raise ValueError(f"unknown web_agent recipe keys: {unknown_names(unknown, known)}")
+        values = dict(data)
+        if "sites" in values:
+            values["sites"] = tuple(values["sites"])
+        return WebAgentConfig(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "sites": list(self.sites)}

@@ -1,0 +1,237 @@
+"""WebRL's self-evolving curriculum for the browsing agent on vcoder's hermetic sites (Qi et al., 2024).
+
+    vcoder curriculum run --config configs/curriculum/web_agent_tiny_cpu.yaml --seed 0 --out DIR
+
+phase k: held-out success of the start policy (phase 0: ``heldout_success_before``) -> ``rollouts_per_task`` sampled
+episodes per pool task, scored by the tasks' WebArena evaluators -> the successes' steps, plus the replay buffer
+filtered by the start policy's confidence (WebRL's window ``(0.5, 0.95]``) -> the update: the NLL of those steps'
+actions -> held-out success of the new policy (``heldout_success``, per site and per evaluator type) -> new task
+instances of the templates whose success rate lies in WebRL's band [0.05, 0.75] -> the pool of phase k+1.
+
+The update is WebRL's actor step in its binary-outcome form without a critic: with a 0/1 outcome reward and no
+baseline, the policy gradient is the likelihood gradient of the successful episodes' actions (every other sample has
+reward 0); WebRL's KL-regularised objective with a critic (``algorithm: webrl`` of the site curriculum) is not ported
+to multi-step browsing here. Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an
+evaluator, so the ORM is not needed to label them; every episode is appended to ``phase_<k>/verdicts.jsonl`` (the
+ORM's training input) all the same.
+
+Files: ``tasks/heldout.json`` and ``tasks/train.json`` (WebArena's template), per phase ``pool.jsonl``,
+``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, ``report.json`` (written last: a
+complete phase), and ``curriculum.json``. A rerun skips complete phases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from vcoder.browse import WebTask, arun_episode, generate_tasks, write_tasks
+from vcoder.browse.records import replay_items, verdict_record, write_jsonl
+from vcoder.pipelines.curriculum.replay import replay_filter
+from vcoder.pipelines.web_agent.config import WebAgentConfig
+from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
+
+logger = logging.getLogger(__name__)
+
+
+def split_tasks(config: WebAgentConfig) -> tuple[list[WebTask], list[WebTask]]:
+    """``(train, heldout)``: held-out instances first, then training instances whose intents differ from them."""
+    heldout, train = [], []
+    for site in config.sites:
+        held = generate_tasks(site, seed=10_000 + config.seed, n=config.heldout_per_site)
+        seen = {t.intent for t in held}
+        more = [t for t in generate_tasks(site, seed=config.seed, n=6 * config.train_per_site) if t.intent not in seen]
+        unique = list({t.intent: t for t in more}.values())
+        heldout += held
+        train += unique[: config.train_per_site]
+
+    def renumber(tasks: list[WebTask], base: int) -> list[WebTask]:
+        return [WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(tasks)]
+
+    return renumber(train, 0), renumber(heldout, 100_000)
+
+
+def success_table(episodes) -> dict[str, Any]:
+    """Success overall, per site and per evaluator type (a task with several types counts under each)."""
+    per_site, per_type = defaultdict(list), defaultdict(list)
+    for e in episodes:
+        per_site[e.task.site].append(e.evaluation.success)
+        for kind in e.task.eval.eval_types:
+            per_type[kind].append(e.evaluation.success)
+    rate = lambda xs: round(sum(xs) / len(xs), 4) if xs else None  # noqa: E731
+    return {
+        "success": rate([e.evaluation.success for e in episodes]),
+        "per_site": {k: rate(v) for k, v in sorted(per_site.items())},
+        "per_eval_type": {k: rate(v) for k, v in sorted(per_type.items())},
+        "n": len(episodes),
+    }
+
+
+async def _episodes(tasks, policy, pool, config, repeats: int = 1):
+    out = []
+    for task in tasks:
+        for _ in range(repeats):
+            out.append(await arun_episode(task, policy, pool=pool, step_budget=config.step_budget))
+    return out
+
+
+def load_policy(path: str, config: WebAgentConfig):
+    """The model and tokenizer of ``path`` on the recipe's device, in its dtype, in eval mode."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, config.dtype)).to(config.device)
+    model.eval()
+    return model, AutoTokenizer.from_pretrained(path)
+
+
+def _template(task: WebTask) -> str:
+    return f"{task.site}:{task.intent_template_id}"
+
+
+def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts, heldout) -> list[WebTask]:
+    """New instances of the templates whose rollout success rate lies in WebRL's band (all templates when none
+    does), ``new_tasks_per_phase`` of them, none repeating an intent of the pool or the held-out set."""
+    rates = defaultdict(list)
+    for e in rollouts:
+        rates[_template(e.task)].append(e.evaluation.success)
+    band = {k for k, v in rates.items() if config.band_low <= sum(v) / len(v) <= config.band_high} or set(rates)
+    seen = {t.intent for t in pool} | {t.intent for t in heldout}
+    new: list[WebTask] = []
+    for site in config.sites:
+        for t in generate_tasks(site, seed=1_000 * (phase + 1) + config.seed, n=6 * config.new_tasks_per_phase):
+            if _template(t) in band and t.intent not in seen:
+                seen.add(t.intent)
+                new.append(t)
+    new = new[: config.new_tasks_per_phase]
+    base = max(int(t.task_id) for t in pool) + 1
+    return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
+
+
+def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, buffer, start: str, before):
+    """One phase (see the module docstring); returns its report."""
+    from vcoder.rendering import BrowserPool
+
+    t0 = time.perf_counter()
+    folder = run_dir / f"phase_{phase}"
+    folder.mkdir(parents=True, exist_ok=True)
+    write_jsonl((t.to_dict() for t in pool), folder / "pool.jsonl")
+    model, tokenizer = load_policy(start, config)
+    opts = dict(
+        max_new_tokens=config.max_new_tokens, max_prompt_tokens=config.max_prompt_tokens, system=config.system_prompt
+    )
+    greedy = LocalPolicy(model, tokenizer, temperature=0.0, **opts)
+    sampled = LocalPolicy(model, tokenizer, temperature=config.temperature, seed=config.seed * 100 + phase, **opts)
+    with BrowserPool(max_pages=1) as browser:
+        if before is None:
+            before = success_table(asyncio.run(_episodes(heldout, greedy, browser, config)))
+        rollouts = asyncio.run(_episodes(pool, sampled, browser, config, config.rollouts_per_task))
+        fresh = [item for e in rollouts for item in replay_items(e, phase=phase)]
+        samples = [(item["task"], item["completion"]) for item in fresh]
+        replay = {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
+        if buffer:
+            confidence = completion_logprobs(
+                model,
+                tokenizer,
+                [(b["task"], b["completion"]) for b in buffer],
+                max_prompt_tokens=config.max_prompt_tokens,
+                system=config.system_prompt,
+            )
+            import math
+
+            kept, replay = replay_filter(
+                [math.exp(c) for c in confidence], low=config.replay_low, high=config.replay_high
+            )
+            samples += [(buffer[i]["task"], buffer[i]["completion"]) for i in kept]
+        train = train_nll(
+            model,
+            tokenizer,
+            samples,
+            epochs=config.epochs,
+            learning_rate=config.learning_rate,
+            batch_size=config.batch_size,
+            max_prompt_tokens=config.max_prompt_tokens,
+            seed=config.seed * 100 + phase,
+            system=config.system_prompt,
+        )
+        model.save_pretrained(folder / "model")
+        tokenizer.save_pretrained(folder / "model")
+        heldout_episodes = asyncio.run(_episodes(heldout, greedy, browser, config))
+    after = success_table(heldout_episodes)
+    write_jsonl((e.to_dict() for e in [*rollouts, *heldout_episodes]), folder / "episodes.jsonl")
+    write_jsonl((verdict_record(e, meta={"phase": phase}).to_dict() for e in rollouts), folder / "verdicts.jsonl")
+    new_buffer = [*fresh, *buffer][: config.replay_max_items]
+    write_jsonl(new_buffer, folder / "replay_buffer.jsonl")
+    next_pool = grow_pool(config, phase, pool, rollouts, heldout)
+    write_jsonl((t.to_dict() for t in next_pool), folder / "next_pool.jsonl")
+    report = {
+        "phase": phase,
+        "pool_size": len(pool),
+        "success_rate": success_table(rollouts)["success"],
+        "rollouts": success_table(rollouts),
+        "heldout_success_before": before["success"],
+        "heldout_success": after["success"],
+        "heldout_before": before,
+        "heldout": after,
+        "replay": replay,
+        "train": train,
+        "accepted": len(next_pool) - len(pool),
+        "generated": len(next_pool) - len(pool),
+        "rejected": {},
+        "algorithm": "filtered_bc",
+        "wall_s": round(time.perf_counter() - t0, 1),
+    }
+    (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    logger.info(
+        "phase %d: held-out %s -> %s, rollouts %s", phase, before["success"], after["success"], report["success_rate"]
+    )
+    return report
+
+
+def run_web_curriculum(config: WebAgentConfig, run_dir: str | Path, *, stop_after: int | None = None, on_phase=None):
+    """Run (or resume: complete phases are skipped) the curriculum in ``run_dir``; returns ``curriculum.json``'s
+    content."""
+    import torch
+
+    from vcoder.browse import read_tasks
+
+    torch.set_num_threads(config.torch_threads)
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved = run_dir / "config.json"
+    if saved.exists() and json.loads(saved.read_text())["config"] != config.to_dict():
+        raise ValueError(f"{run_dir} was made by another web_agent config; pass a new --out")
+    saved.write_text(json.dumps({"config": config.to_dict()}, indent=1) + "\n")
+    train, heldout = split_tasks(config)
+    write_tasks(train, run_dir / "tasks" / "train.json")
+    write_tasks(heldout, run_dir / "tasks" / "heldout.json")
+    reports: list[dict[str, Any]] = []
+    pool, buffer, start, before = train, [], config.model_name_or_path, None
+    last = config.phases if stop_after is None else min(config.phases, stop_after)
+    for phase in range(last):
+        folder = run_dir / f"phase_{phase}"
+        if (folder / "report.json").exists():
+            report = json.loads((folder / "report.json").read_text())
+        else:
+            report = run_phase(config, run_dir, phase, pool, heldout, buffer, start, before)
+            if on_phase is not None:
+                on_phase(report)
+        reports.append(report)
+        pool = read_tasks(folder / "next_pool.jsonl")
+        buffer = [json.loads(x) for x in (folder / "replay_buffer.jsonl").read_text().splitlines() if x.strip()]
+        start, before = str(folder / "model"), report["heldout"]
+    summary = {
+        "config": config.to_dict(),
+        "phases": reports,
+        "complete": len(reports) >= config.phases,
+        "heldout_success_before": reports[0]["heldout_success_before"] if reports else None,
+        "heldout_success": reports[-1]["heldout_success"] if reports else None,
+        "final_model": str(run_dir / f"phase_{len(reports) - 1}" / "model") if reports else None,
+    }
+    (run_dir / "curriculum.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return summary
