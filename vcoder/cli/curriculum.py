@@ -63,9 +63,12 @@ def _web_config(args):
 
     from vcoder.pipelines.web_agent.config import WebAgentConfig
 
-    with open(args.config, encoding="utf-8") as f:
-        data = {**(yaml.safe_load(f) or {}), **_overrides(args.set)}
-    if data.get("trainer") != "web_agent":
+    try:
+        with open(args.config, encoding="utf-8") as f:
+            data = {**(yaml.safe_load(f) or {}), **_overrides(args.set)}
+    except (OSError, yaml.YAMLError):
+        return None  # a missing or unreadable recipe: load_config says what is wrong, in one line
+    if not isinstance(data, dict) or data.get("trainer") != "web_agent":
         return None
     if args.seed is not None:
         data["seed"] = args.seed

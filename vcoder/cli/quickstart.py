@@ -4,7 +4,7 @@ Builds a tiny Qwen2.5-VL, generates synthetic pages and screenshots, SFT warm st
 evaluates untrained / SFT / GRPO models on held-out pages with the Design2Code block metrics, writes training
 curves, then prints a summary table and where everything is (summary.json holds the same figures).
 
-With --agent, the site-building agent (WebGen-RL) instead: a tiny Qwen2.5 text model, agent SFT on multi-turn
+With --agent, the site-building agent (WebGen-RL) instead: a tiny Qwen3 text model, agent SFT on multi-turn
 trajectories played in the real environment, Step-GRPO from the SFT model, and greedy episodes on held-out site
 tasks scored with WebGen-Bench's accuracy for the untrained, SFT and Step-GRPO models.
 """

@@ -37,6 +37,7 @@ SMOKE = [
     "new_tasks_per_phase=3",
     "heldout_size=3",
     "success_reward=validity",
+    "success_threshold=0.5",
     "train_overrides={max_steps: -1, num_train_epochs: 1, per_device_train_batch_size: 8, num_generations: 4, "
     "max_completion_length: 48, reward_funcs: [validity, block], reward_weights: [1.0, 1.0], logging_steps: 1}",
 ]
