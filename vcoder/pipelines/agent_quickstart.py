@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import time
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -189,7 +188,7 @@ def run_agent_quickstart(
     from vcoder.pipelines.agent_eval import evaluate_agent
     from vcoder.pipelines.grpo import sft
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.quickstart import auto_threads, reward_window, train_stage
+    from vcoder.pipelines.quickstart import StageClock, auto_threads, reward_window, train_stage
     from vcoder.rendering import get_default_pool
     from vcoder.sites.grading import SiteGrader
     from vcoder.sites.records import EpisodeOptions
@@ -197,14 +196,8 @@ def run_agent_quickstart(
     threads = threads or auto_threads()
     torch.set_num_threads(threads)
     os.makedirs(out_dir, exist_ok=True)
-    timings: dict[str, float] = {}
-    t_start = last = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal last
-        now = time.perf_counter()
-        timings[name] = round(now - last, 1)
-        last = now
+    clock = StageClock()
+    lap, timings = clock.lap, clock.timings
 
     n_train, n_heldout = (FAST["n_train"], FAST["n_heldout"]) if fast else (DATA["n_train"], DATA["n_heldout"])
     names = ("trajectories", "model-init", "sft", "step_grpo", "eval", "curves")
@@ -266,7 +259,7 @@ def run_agent_quickstart(
         "n_train": n_train,
         "n_heldout": len(heldout),
         "trajectories": {k: written[k] for k in ("written", "flawed", "turns")},
-        "wall_s": round(time.perf_counter() - t_start, 1),
+        "wall_s": clock.wall_s(),
         "timings_s": timings,
         # other work on the machine slows every stage: the load average at the end and the CPU seconds this process
         # and its live children (the browser) used say how much

@@ -100,6 +100,23 @@ GRPO_RECIPE: dict[str, Any] = {
 FAST = {"n_train": 32, "n_holdout": 8, "sft_steps": 10, "grpo_steps": 4}
 
 
+class StageClock:
+    """Wall seconds per stage of a run: ``lap(name)`` closes the stage that ended now; ``timings`` maps each stage
+    to its seconds and ``wall_s()`` is the time since the clock started."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self.start = self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = round(now - self.last, 1)
+        self.last = now
+
+    def wall_s(self) -> float:
+        return round(time.perf_counter() - self.start, 1)
+
+
 def auto_threads(sample_s: float = 0.5) -> int:
     """Torch threads for the quickstart: the cores that are idle right now (at most 4), at least one.
 
@@ -230,14 +247,8 @@ def run_quickstart(
     threads = threads or auto_threads()
     torch.set_num_threads(threads)
     os.makedirs(out_dir, exist_ok=True)
-    timings: dict[str, float] = {}
-    t_start = last = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal last
-        now = time.perf_counter()
-        timings[name] = round(now - last, 1)
-        last = now
+    clock = StageClock()
+    lap = clock.lap
 
     n_train, n_holdout = (FAST["n_train"], FAST["n_holdout"]) if fast else (DATA["n_train"], DATA["n_holdout"])
     paths = {name: os.path.join(out_dir, name) for name in ("model-init", "sft", "grpo", "eval", "curves")}
@@ -263,9 +274,7 @@ def run_quickstart(
                 seed=seed,
                 fast=fast,
                 progress=progress,
-                lap=lap,
-                timings=timings,
-                t_start=t_start,
+                clock=clock,
                 threads=threads,
             )
 
@@ -329,8 +338,8 @@ def run_quickstart(
         "fast": fast,
         "n_train": n_train,
         "n_holdout": len(holdout),
-        "wall_s": round(time.perf_counter() - t_start, 1),
-        "timings_s": timings,
+        "wall_s": clock.wall_s(),
+        "timings_s": clock.timings,
         # other work on the machine slows every stage; the 1-minute load average at the end says how much
         "load_avg_1m": round(os.getloadavg()[0], 1),
         "torch_threads": threads,
@@ -343,7 +352,7 @@ def run_quickstart(
     return summary
 
 
-def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, lap, timings, t_start, threads):
+def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, clock, threads):
     """The quickstart's SFT stage alone (``--sft-only``): the model in ``out_dir/sft`` and a short summary."""
     from vcoder.pipelines.grpo import sft
 
@@ -352,14 +361,14 @@ def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, lap, t
     if fast:
         sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
     train_stage(sft, sft_recipe, train_ds, label="SFT", progress=progress)
-    lap("sft")
+    clock.lap("sft")
     summary = {
         "seed": seed,
         "fast": fast,
         "sft_only": True,
         "n_train": n_train,
-        "wall_s": round(time.perf_counter() - t_start, 1),
-        "timings_s": timings,
+        "wall_s": clock.wall_s(),
+        "timings_s": clock.timings,
         "load_avg_1m": round(os.getloadavg()[0], 1),
         "torch_threads": threads,
         "paths": {
