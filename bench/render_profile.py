@@ -317,7 +317,7 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=30, help="pages per section (default 30)")
     parser.add_argument("--concurrency", type=int, default=2, help="pages in flight for the concurrent sections")
-    parser.add_argument("--small", action="store_true", help="smoke run: 2 pages per section")
+    parser.add_argument("--small", action="store_true", help="smoke run: 2 pages per section (route cost: 2 pairs)")
     args = parser.parse_args(argv)
     if args.small:
         global WARM_PAGES
@@ -329,7 +329,7 @@ def main(argv=None) -> dict:
         "page_mix": "even: Tailwind-2 CDN landing page with 3-6 images; odd: vcoder.data.synthetic difficulty 1-3",
         "serial": asyncio.run(serial(pages)),
         "raw_serial": asyncio.run(raw_serial(pages)),
-        "route_cost": asyncio.run(route_cost()),
+        "route_cost": asyncio.run(route_cost(reps=2 if args.small else 12)),
         f"concurrent_{args.concurrency}": asyncio.run(concurrent(pages, args.concurrency)),
         "screenshot": asyncio.run(screenshot_anatomy(pages[: args.n if args.small else max(6, args.n // 3)])),
         "python": asyncio.run(python_profile(pages, args.concurrency)),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-# loopback OpenAI-compatible servers (tiny_vlm_server, ...): registered once so session fixtures start once
-pytest_plugins = ["tests.servers"]
+# loopback OpenAI-compatible servers (tiny_vlm_server, ...) and the Bolt build sandbox: registered once so session
+# fixtures start once
+pytest_plugins = ["tests.servers", "tests.sites.bolt_fixtures"]
 
 
 def pytest_collection_modifyitems(config, items):

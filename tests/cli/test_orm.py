@@ -71,7 +71,20 @@ def test_check_train_score_report(log, trained, tmp_path):
 
 
 @pytest.mark.timeout(600)
-def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path):
+def in_process(capsys):
+    """``vcoder orm ARGS`` run by ``vcoder.cli.main`` in this process, as ``(exit status, stderr)``: the calls that
+    fail on their input before any work share one import of the CLI (a subprocess each cost seconds of imports)."""
+    from vcoder.cli import main
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        code = main(["orm", *args])
+        return subprocess.CompletedProcess(args, code, "", capsys.readouterr().err)
+
+    return run
+
+
+def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path, capsys):
+    vcoder = in_process(capsys)
     lines = log.read_text().splitlines()
     bad = json.loads(lines[1])
     del bad["score"]

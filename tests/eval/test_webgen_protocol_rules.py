@@ -184,3 +184,10 @@ def test_the_final_site_is_what_the_last_step_served(tmp_path):
     files, folder = final_site(result, SimpleNamespace(turn=2, served_dir=dist))  # a Bolt project's build
     assert folder == dist and sorted(files) == ["assets/index.js", "index.html"]
     assert final_site(result, SimpleNamespace(turn=2, served_dir=None)) == ({}, None)  # its build failed
+
+
+def test_the_builders_turn_format_is_checked_and_reaches_the_episode():
+    config = WebGenConfig(base_url="u", model="m", gui_base_url="u", gui_model="a", turn_format="bolt")
+    assert config.episode_options().turn_format == "bolt" and config.fingerprint()["turn_format"] == "bolt"
+    with pytest.raises(ValueError, match="turn_format must be one of vcoder, bolt"):
+        WebGenConfig(base_url="u", model="m", gui_base_url="u", gui_model="a", turn_format="html")

@@ -88,3 +88,22 @@ def test_same_seed_same_weights(tmp_path):
 def test_bad_arguments_are_named(tmp_path, kwargs, match):
     with pytest.raises(ValueError, match=match):
         build_tiny_vlm(tmp_path, **kwargs)
+
+
+def test_split_digits_keeps_every_digit_a_token_through_save_and_load(tmp_path):
+    from transformers import AutoTokenizer
+
+    from vcoder.models.tiny_lm import build_tiny_lm
+
+    request = "It shows 'Laps: N', starting at 8. An 'Increase' button adds 3, and 'Reset to 8'."
+    corpus = [request.replace("8", str(d)).replace("3", str((d + 1) % 10)) for d in range(10)] * 20
+    merged = train_tokenizer(corpus, vocab_size=400)
+    assert any(any(c.isdigit() for c in tok) and len(tok) > 1 for tok in merged.get_vocab())  # merges glue digits
+    split = train_tokenizer(corpus, vocab_size=400, split_digits=True)
+    assert not [tok for tok in split.get_vocab() if any(c.isdigit() for c in tok) and len(tok) > 1]
+    # the saved qwen3 folder loads with the same pre-tokenizer (the model's own tokenizer class would re-split words)
+    path = build_tiny_lm(tmp_path / "lm", arch="qwen3", size="tiny", corpus=corpus, split_digits=True)
+    loaded = AutoTokenizer.from_pretrained(path)
+    ids = loaded(request)["input_ids"]
+    assert loaded.convert_ids_to_tokens(ids).count("8") == 2 and loaded.decode(ids) == request
+    assert len(ids) == len(train_tokenizer(corpus, vocab_size=2048, split_digits=True)(request)["input_ids"])

@@ -55,6 +55,29 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     assert str(out / "curves" / "report.html") in printed
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+def test_sft_only_stops_after_sft_with_the_curricula_start(tmp_path, capsys):
+    """`vcoder quickstart --sft-only`: the SFT model the CPU curricula start from, and nothing after it."""
+    import torch
+
+    from vcoder.cli import main
+
+    out = tmp_path / "qs"
+    threads = torch.get_num_threads()
+    try:
+        assert main(["quickstart", "--fast", "--sft-only", "--out", str(out), "--seed", "1", "--threads", "1"]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["sft_only"] is True and summary["paths"]["sft"] == str(out / "sft")
+    assert list(summary["timings_s"]) == ["build_model", "synthetic_data", "sft"]
+    state = json.loads((out / "sft" / "trainer_state.json").read_text())
+    assert state["global_step"] == 10  # FAST["sft_steps"]
+    assert (out / "sft" / "model.safetensors").exists()
+    assert sorted(os.listdir(out)) == ["model-init", "sft", "summary.json"]  # no GRPO, evaluation or curves
+
+
 def _state(tmp_path, rewards):
     path = tmp_path / "trainer_state.json"
     # a reward-less row (the final summary TRL logs) must be skipped

@@ -15,17 +15,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NAMES = ["format", "validity", "dom", "ssim", "clip", "block", "text", "position", "color", "visual"]
 
 
-def test_grpo_step_with_every_reward(tmp_path):
+def test_grpo_step_with_every_reward(tmp_path, tiny_vlm_dir):
     from datasets import Dataset
     from transformers import AutoProcessor
     from trl import GRPOTrainer
 
     from tests.trainers import cpu_grpo_config
-    from vcoder.models.tiny import build_tiny_vlm
     from vcoder.rendering import get_default_pool
     from vcoder.rewards import build_rewards
 
-    model_dir = build_tiny_vlm(tmp_path / "tiny", arch="qwen2_5_vl", size="tiny")
+    model_dir = tiny_vlm_dir  # the session's tiny Qwen2.5-VL (size tiny), built once
     pages = [to_html(make_page(s, n_blocks=3)) for s in range(4)]
     shots = [r.pil().resize((128, 96)) for r in get_default_pool().render_many(pages)]
     prompts = [

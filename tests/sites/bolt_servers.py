@@ -1,5 +1,5 @@
-"""A loopback OpenAI-compatible server that plays a released WebGen-Agent model (Bolt markup), the screenshot judge
-and the GUI agent, routed by each request's system prompt.
+"""A loopback OpenAI-compatible server that plays a released WebGen-Agent model (Bolt markup), the screenshot judges
+and the GUI agents of both grading protocols (vcoder's, WebGen-Bench's), routed by each request's system prompt.
 
 The builder answers the WebGen-Bench task it recognises (000001: stock reports, 000005: regulatory policies) with
 ``tests.sites.bolt_apps``: first the app with a broken import, then, only once the feedback quotes Vite's
@@ -33,6 +33,14 @@ def builder_answer(messages: list[dict]) -> str:
     if turn == 1:
         return fix_reply(task) if "Could not resolve" in _text(messages[-1]) else broken_reply(task)
     return FINISH
+
+
+def webvoyager_answer(messages: list[dict]) -> str:
+    """WebGen-Bench's WebVoyager agent: YES when the latest observation lists one of the app's controls."""
+    seen = any(f'"{control}' in _text(messages[-1]) for control in CONTROLS.values())
+    return (
+        f"Thought: the app's controls are {'there' if seen else 'missing'}.\nAction: ANSWER; {'YES' if seen else 'NO'}"
+    )
 
 
 def agent_answer(messages: list[dict]) -> str:
@@ -69,6 +77,10 @@ class BoltModelServer(LoopbackServer):
                 messages = body["messages"]
                 if role == "judge":
                     text = "Clear layout, the requested colours.\nScore: 4"
+                elif role == "benchmark_judge":
+                    text = "Analysis: clear layout, the requested colours.\n\nGrade: 4"
+                elif role == "webvoyager":
+                    text = webvoyager_answer(messages)
                 elif role == "agent":
                     text = agent_answer(messages)
                 else:

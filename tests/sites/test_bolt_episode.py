@@ -18,7 +18,7 @@ from vcoder.gui.vlm_policy import VLMPolicy
 from vcoder.rendering import get_default_pool
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.grading import SiteGrader
-from vcoder.sites.projects import served_site
+from vcoder.sites.projects import BOLT_SYSTEM_PROMPT, served_site
 from vcoder.sites.records import EpisodeOptions, SiteTask
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -71,11 +71,14 @@ POLICY = {
 def test_agent_build_turn_format_bolt_through_the_cli(bolt_sandbox, tmp_path):
     task = tmp_path / "000001.json"
     task.write_text(json.dumps(STOCK))
+    prompt = tmp_path / "system.txt"
+    prompt.write_text("You are Bolt, an expert AI assistant (the released model's own system prompt).\n")
     with BoltModelServer() as server:
         url = server.base_url
         done = subprocess.run(
             [sys.executable, "-m", "vcoder", "agent", "build", "--task", str(task), "--turn-format", "bolt"]
             + ["--base-url", url, "--model", "scripted", "--judge-base-url", url, "--judge-model", "scripted"]
+            + ["--system-prompt", str(prompt)]
             + ["--gui-base-url", url, "--gui-model", "scripted", "--max-turns", "3", "--json", "--out"]
             + [str(tmp_path / "ep")],
             capture_output=True,
@@ -98,7 +101,7 @@ def test_agent_build_turn_format_bolt_through_the_cli(bolt_sandbox, tmp_path):
     # the build error reached the model as its second user turn, and the Bolt system prompt opened the episode
     feedback = builder[1]["messages"][-1]["content"]
     assert "vite build failed" in feedback and "src/App.tsx" in feedback and "/var/lib/vcoder" not in feedback
-    assert builder[0]["messages"][0]["content"].startswith("You are Bolt")
+    assert builder[0]["messages"][0]["content"] == prompt.read_text()
     step = json.loads((tmp_path / "ep" / "step_2" / "step.json").read_text())
     assert step["build"]["ok"] and step["build"]["build_s"] > 0
     assert (tmp_path / "ep" / "step_2" / "build" / "dist" / "index.html").is_file()
@@ -122,6 +125,7 @@ def test_bolt_episode_in_process_and_the_served_site(bolt_sandbox, tmp_path):
     assert folder == fixed.served_dir and "./assets/" in files["index.html"]
     assert served_site(broken) == ({}, None)
     assert "src/components/PolicyChart.tsx" in result.files and "package.json" in result.files
+    assert result.messages[0]["content"] == BOLT_SYSTEM_PROMPT and result.messages[1]["content"] == task.instruction
 
 
 def test_a_bolt_reply_without_package_json_is_a_static_site(tmp_path):

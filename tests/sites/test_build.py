@@ -236,3 +236,54 @@ def test_processes_that_together_eat_memory_are_killed_by_the_build_cgroup(bolt_
         assert "SIGKILL" in exits  # the kernel's OOM killer took the largest ones
     else:  # or vite itself was the one killed
         assert result.stage == "build" and "more than 1024 MB" in result.error, result.error
+
+
+def test_a_dist_replaced_by_a_link_is_refused_not_followed(bolt_sandbox, tmp_path):
+    body = """
+  return { plugins: [{ name: 'swap', closeBundle() {
+    fs.mkdirSync('fake', { recursive: true });
+    fs.writeFileSync('fake/index.html', '<p>fake</p>');
+    fs.rmSync('dist', { recursive: true, force: true });
+    fs.symlinkSync(process.cwd() + '/fake', 'dist');
+  } }] };"""
+    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out")
+    assert not result.ok and result.stage == "build" and "not a folder the build wrote" in result.error
+    assert not os.path.lexists(tmp_path / "out" / "dist")
+
+
+def test_collect_dist_never_walks_a_linked_dist(tmp_path):
+    from vcoder.sites.build import collect_dist
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "index.html").write_text("x")
+    (victim / "keep").symlink_to(victim / "index.html")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "dist").symlink_to(victim)
+    assert collect_dist(out) == (None, ("dist",))
+    assert (victim / "keep").is_symlink() and not os.path.lexists(out / "dist")
+    (out / "dist").mkdir()
+    (out / "dist" / "index.html").write_text("<p>ok</p>")
+    (out / "dist" / "leak").symlink_to("/etc/hostname")
+    assert collect_dist(out) == (out / "dist", ("leak",)) and sorted(os.listdir(out / "dist")) == ["index.html"]
+
+
+def test_a_config_cannot_read_homes_or_work_trees(bolt_sandbox, tmp_path):
+    from vcoder.sites.build import HIDDEN_FOLDERS
+
+    here = os.path.abspath(__file__)
+    probes = [here, "/root/.npmrc", "/etc/passwd"]
+    body = f"""
+  const out = {{}};
+  for (const p of {json.dumps(probes)}) {{
+    try {{ fs.readFileSync(p); out[p] = 'read'; }} catch (e) {{ out[p] = e.code; }}
+  }}
+  report('reads', out);"""
+    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out")
+    assert result.ok, result.error
+    reads = json.loads((result.dist / "reads.json").read_text())
+    assert reads["/etc/passwd"] == "read"  # the system stays readable (node, npm and vite need it)
+    assert reads["/root/.npmrc"] == "ENOENT"
+    if here.startswith(tuple(f"{d}/" for d in (*HIDDEN_FOLDERS, "/tmp"))):  # this checkout is hidden too
+        assert reads[here] == "ENOENT"

@@ -41,6 +41,13 @@ def add_parser(sub) -> None:
     b.add_argument("--gui-model", help="VLM GUI agent's model")
     b.add_argument("--max-turns", type=int, default=5, help="turns before the episode ends (default 5)")
     add_turn_format_argument(b)
+    b.add_argument(
+        "--system-prompt",
+        metavar="FILE",
+        type=Path,
+        help="the builder's system prompt from a text file (e.g. WebGen-Agent's src/prompts/system.py text, which "
+        "its released models were trained with); default: vcoder's prompt for the turn format",
+    )
     b.add_argument("--out", required=True, type=Path, help="the episode folder (must be empty or absent)")
     b.add_argument("--json", action="store_true", help="print the result as one JSON object")
     b.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the builder (default 1)")
@@ -145,6 +152,7 @@ def _options(args) -> Any:
     return EpisodeOptions(
         max_turns=args.max_turns,
         turn_format=args.turn_format,
+        system_prompt=_system_prompt(args.system_prompt),
         feedback_images=args.feedback_images,
         width=args.width,
         height=args.height,
@@ -152,6 +160,18 @@ def _options(args) -> Any:
         max_reply_tokens=args.max_tokens,
         temperature=args.temperature,
     )
+
+
+def _system_prompt(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--system-prompt {path}: cannot read it ({exc})") from exc
+    if not text.strip():
+        raise UsageError(f"--system-prompt {path} is empty")
+    return text
 
 
 def extra_body(text: str | None) -> dict[str, Any] | None:

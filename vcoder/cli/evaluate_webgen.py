@@ -26,6 +26,8 @@ site once and grades it both ways (the first one gives the headline numbers; sum
 
 
 def add_parser(bench) -> None:
+    from vcoder.cli.agent_build import add_turn_format_argument
+
     w = bench.add_parser(
         "webgen-bench",
         help="WebGen-Bench: build each site with a model server, test it with a VLM GUI agent (accuracy, appearance)",
@@ -89,6 +91,7 @@ def add_parser(bench) -> None:
         help="how the final sites are graded: vcoder (default), webgen-bench (the benchmark's own agent, appearance "
         "prompt and arithmetic), or vcoder,webgen-bench (both, on sites built once)",
     )
+    add_turn_format_argument(w)
     w.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     w.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -133,9 +136,16 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             max_pages=args.max_pages,
             verdict_log=args.verdict_log,
             protocol=args.protocol,
+            turn_format=args.turn_format,
         )
     except (UsageError, ValueError) as exc:
         return usage(str(exc))
+    if config.turn_format == "bolt":
+        from vcoder.sites.build import sandbox_problem
+
+        problem = sandbox_problem()
+        if problem:
+            return usage(f"--turn-format bolt: {problem}")
     ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
     try:
         summary = evaluate_webgen(

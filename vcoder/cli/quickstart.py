@@ -1,8 +1,12 @@
-"""`vcoder quickstart [--out DIR] [--seed S] [--fast]`: the whole method, small, offline, on a CPU.
+"""`vcoder quickstart [--agent] [--out DIR] [--seed S] [--fast]`: the whole method, small, offline, on a CPU.
 
 Builds a tiny Qwen2.5-VL, generates synthetic pages and screenshots, SFT warm start, GRPO with rendering rewards,
 evaluates untrained / SFT / GRPO models on held-out pages with the Design2Code block metrics, writes training
 curves, then prints a summary table and where everything is (summary.json holds the same figures).
+
+With --agent, the site-building agent (WebGen-RL) instead: a tiny Qwen2.5 text model, agent SFT on multi-turn
+trajectories played in the real environment, Step-GRPO from the SFT model, and greedy episodes on held-out site
+tasks scored with WebGen-Bench's accuracy for the untrained, SFT and Step-GRPO models.
 """
 
 from __future__ import annotations
@@ -18,7 +22,12 @@ def add_parser(subparsers, name: str) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--out", default="outputs/quickstart", help="output folder (default: outputs/quickstart)")
+    parser.add_argument(
+        "--agent", action="store_true", help="the multi-turn site-building agent: agent SFT, then Step-GRPO"
+    )
+    parser.add_argument(
+        "--out", default=None, help="output folder (default: outputs/quickstart, or outputs/quickstart-agent)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the model, the pages and the trainers")
     parser.add_argument("--fast", action="store_true", help="a shortened smoke run (a minute or two; no learning)")
     parser.add_argument("--arch", default="qwen2_5_vl", choices=["qwen2_5_vl", "qwen3_vl"], help="tiny model arch")
@@ -52,8 +61,16 @@ def run(args) -> int:
         logging.getLogger("vcoder.rendering.sync").setLevel(logging.ERROR)
         # deprecation notices from inside transformers/TRL (not ours to act on) would break the progress bars
         warnings.filterwarnings("ignore", category=FutureWarning, module=r"(transformers|trl)\.")
+    if args.agent:
+        from vcoder.pipelines.agent_quickstart import run_agent_quickstart
+
+        out = args.out or "outputs/quickstart-agent"
+        summary = run_agent_quickstart(out, seed=args.seed, fast=args.fast, threads=args.threads)
+        print(json.dumps(summary, indent=1) if args.json else format_agent_summary(summary))
+        return 0
+    out = args.out or "outputs/quickstart"
     summary = run_quickstart(
-        args.out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads, sft_only=args.sft_only
+        out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads, sft_only=args.sft_only
     )
     if summary.get("sft_only"):
         print(json.dumps(summary, indent=1))
@@ -83,5 +100,27 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"{name:<11}{row}")
     lines += ["", "Where everything is:"]
     lines += [f"  {name:<11} {path}" for name, path in summary["paths"].items() if path]
+    lines.append("  stage times (s): " + ", ".join(f"{k} {v:.0f}" for k, v in summary["timings_s"].items()))
+    return "\n".join(lines)
+
+
+def format_agent_summary(summary: dict[str, Any]) -> str:
+    """A human-readable table of an agent quickstart summary."""
+    reward = summary["step_reward"]
+    keys = ("accuracy", "well_formed", "first_turn_accuracy", "last_turn_accuracy")
+    lines = [
+        f"vcoder quickstart --agent (seed {summary['seed']}): {summary['n_train']} training tasks "
+        f"({', '.join(summary['kinds'])}), {summary['n_heldout']} held-out tasks, {summary['wall_s']:.0f} s wall",
+        "",
+        f"Step-GRPO step reward (0-10, -1 malformed), sampled, first/last {reward['window']} of {reward['steps']} "
+        f"steps: {reward['start']:.2f} -> {reward['end']:.2f}",
+        "",
+        "Held-out site tasks, greedy episodes (WebGen-Bench accuracy = (YES + 0.5 PARTIAL) / cases)",
+        f"{'model':<11}{'accuracy':>10}{'well-formed':>13}{'first turn':>12}{'last turn':>11}",
+    ]
+    for name, m in summary["heldout"].items():
+        lines.append(f"{name:<11}" + "".join(f"{m[k]:>{w}.3f}" for k, w in zip(keys, (10, 13, 12, 11))))
+    lines += ["", "Where everything is:"]
+    lines += [f"  {name:<13} {path}" for name, path in summary["paths"].items() if path]
     lines.append("  stage times (s): " + ", ".join(f"{k} {v:.0f}" for k, v in summary["timings_s"].items()))
     return "\n".join(lines)

@@ -140,9 +140,7 @@ def run_summary(stored: dict[str, dict[str, Any]], rows: list[dict[str, Any]], c
     summary.update(config.fingerprint())
     parts = {p: protocol_summary(stored, tasks, p, case_counts=counts) for p in config.protocols}
     for part in parts.values():
-        part.update(
-            agent_model=config.gui_model, judge_model=summary["judge_model"], turn_format=config.builder_format
-        )
+        part.update(agent_model=config.gui_model, judge_model=summary["judge_model"], turn_format=config.turn_format)
     head = parts[config.protocols[0]]
     summary.update(protocol=head["protocol"], accuracy=head["accuracy"], appearance=head["appearance"])
     summary.update(tasks=len(rows), by_protocol=parts)

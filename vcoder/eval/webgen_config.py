@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcoder.sites.records import EpisodeOptions
+from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
 MAX_ACTIONS = 15
@@ -56,6 +56,13 @@ class WebGenConfig:
         default=None,
         metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
     )
+    turn_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "The builder's markup: vcoder (<file path> blocks, static sites) or bolt (WebGen-Agent's Bolt "
+            "markup, Vite + React projects built offline in a sandbox)."
+        },
+    )
     protocol: str = field(
         default="vcoder",
         metadata={
@@ -65,6 +72,8 @@ class WebGenConfig:
     )
 
     def __post_init__(self) -> None:
+        if self.turn_format not in TURN_FORMATS:
+            raise ValueError(f"turn_format must be one of {TURN_FORMATS}, got {self.turn_format!r}")
         if not 1 <= self.gui_step_limit <= MAX_ACTIONS:
             raise ValueError(
                 f"gui_step_limit must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.gui_step_limit}"
@@ -96,8 +105,8 @@ class WebGenConfig:
 
     @property
     def builder_format(self) -> str:
-        """The builder's turn format (``vcoder`` unless the config carries a ``turn_format``)."""
-        return getattr(self, "turn_format", "vcoder")
+        """The builder's turn format (``turn_format``)."""
+        return self.turn_format
 
     @property
     def mode(self) -> str:
@@ -123,13 +132,14 @@ class WebGenConfig:
             "max_turns": self.max_turns,
             "max_actions": self.gui_step_limit,
             "protocol": ",".join(self.protocols),
-            "turn_format": self.builder_format,
+            "turn_format": self.turn_format,
         }
 
     def episode_options(self) -> EpisodeOptions:
         """The building episode's options: appearance only (the benchmark's cases stay hidden)."""
         return EpisodeOptions(
             max_turns=self.max_turns,
+            turn_format=self.turn_format,
             gui_weight=0.0,
             feedback_images=self.feedback_images,
             width=self.width,

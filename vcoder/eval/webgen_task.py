@@ -29,6 +29,7 @@ from vcoder.gui.vlm_policy import VLMPolicy
 from vcoder.gui.webvoyager import WebVoyagerPolicy
 from vcoder.sites.audit import AuditedGrader
 from vcoder.sites.episode import run_site_episode
+from vcoder.sites.projects import served_site
 from vcoder.sites.records import EpisodeResult, SiteTask
 from vcoder.sites.turns import ENTRY
 
@@ -41,8 +42,6 @@ logger = logging.getLogger(__name__)
 
 #: requests in flight from one task's GUI agent (its cases run concurrently)
 AGENT_CONCURRENCY = 4
-#: the text files of a built site handed to the graders (its entry page is what they need; the rest is logged)
-SERVED_TEXT = (".html", ".css", ".js", ".json", ".svg", ".txt")
 
 
 def folder_name(task_id: str) -> str:
@@ -251,19 +250,14 @@ class TaskRunner:
 
 
 def final_site(result: EpisodeResult, last: Any) -> tuple[dict[str, str], Path | None]:
-    """The files and folder the final step served: the step's ``site/`` (the episode folder's layout), or the folder
-    a built project served (``served_dir``, a Bolt project's ``dist/``; None when its build failed)."""
+    """The files and folder the final step served: the step's ``site/`` (the episode's own files), or what a built
+    project served (:func:`vcoder.sites.projects.served_site`: a Bolt project's ``dist/``; nothing when its build
+    failed)."""
     written = result.out_dir / f"step_{last.turn}" / "site"
-    if not hasattr(last, "served_dir") or last.served_dir == written:
+    served = getattr(last, "served_dir", written)
+    if served is not None and Path(served) == written:
         return dict(result.files), written
-    served = last.served_dir
-    if served is None:
-        return {}, None
-    files = {}
-    for path in sorted(Path(served).rglob("*")):
-        if path.is_file() and path.suffix.lower() in SERVED_TEXT:
-            files[path.relative_to(served).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
-    return files, Path(served)
+    return served_site(last)
 
 
 def _episode_fields(result: EpisodeResult) -> dict[str, Any]:

@@ -29,6 +29,7 @@ def build_tiny_lm(
     size: str = "tiny",
     corpus: Iterable[str] | None = None,
     seed: int = 0,
+    split_digits: bool = False,
 ) -> Path:
     """Build a randomly initialised Qwen causal LM and its tokenizer offline and save them to ``out_dir``.
 
@@ -38,11 +39,14 @@ def build_tiny_lm(
         size: a key of ``vcoder.models.tiny.SIZES`` (its text-decoder dimensions are used).
         corpus: documents to train the tokenizer on (default: the tiny VLM's HTML corpus).
         seed: torch seed for the random weights.
+        split_digits: digits are tokens of their own (see :func:`vcoder.models.tokenizer.train_tokenizer`).
 
     Returns:
         ``out_dir`` as a Path; ``AutoModelForCausalLM`` / ``AutoTokenizer.from_pretrained`` load it offline.
     """
-    spec, out, tokenizer = start_build(out_dir, arch=arch, arches=LM_ARCHES, size=size, corpus=corpus)
+    spec, out, tokenizer = start_build(
+        out_dir, arch=arch, arches=LM_ARCHES, size=size, corpus=corpus, split_digits=split_digits
+    )
     import torch
     from transformers import AutoModelForCausalLM, Qwen2Config, Qwen3Config
 

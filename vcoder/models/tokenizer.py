@@ -65,7 +65,7 @@ def default_corpus(n_per_difficulty: int = 150) -> list[str]:
     return docs
 
 
-def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048):
+def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048, split_digits: bool = False):
     """Train a byte-level BPE tokenizer with the Qwen-VL special tokens and wrap it for transformers.
 
     The byte-level pre-tokenizer runs without its word-splitting regex, so merges may cross spaces and
@@ -75,6 +75,9 @@ def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048):
     Args:
         corpus: documents to learn merges from.
         vocab_size: total vocabulary size including the 256 byte symbols and the special tokens.
+        split_digits: every digit is a token of its own (no merge holds one): a number in a request is then the
+            same token in the reply, which a small model can copy; merges would glue it to its neighbours
+            (``"8. An '"``), a different token for every digit and context.
 
     Returns:
         A ``PreTrainedTokenizerFast`` with eos ``<|im_end|>`` and pad ``<|endoftext|>``.
@@ -84,6 +87,8 @@ def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048):
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    if split_digits:
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), tok.pre_tokenizer])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,

@@ -143,7 +143,7 @@ def reward_window(
     return {"start": start, "end": end, "delta": end - start, "window": n, "steps": len(history)}
 
 
-def _quiet(trainer) -> None:
+def quiet(trainer) -> None:
     """Drop the callback that prints every log dict: the progress bar shows the live values instead."""
     from transformers.trainer_callback import PrinterCallback
 
@@ -163,7 +163,7 @@ def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progr
         train_dataset=train_ds,
         callbacks=[BarCallback(label, disable=not progress)],
     )
-    _quiet(trainer)
+    quiet(trainer)
     train_and_save(trainer, None, script_args, training_args, resume=None)
 
 

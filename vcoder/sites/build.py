@@ -15,7 +15,11 @@
   address space per process (RLIMIT_AS; node's heap is capped below it), ``total_memory_mb`` for everything together
   (a memory cgroup, where the machine has one: many processes each under RLIMIT_AS could still add up),
   ``processes`` (RLIMIT_NPROC: a fork bomb stops there), ``file_mb`` per file (RLIMIT_FSIZE);
-- what comes back is regular files only: links and devices in ``dist/`` are dropped.
+- what comes back is regular files only: links and devices in ``dist/`` are dropped, a linked ``dist/`` is refused.
+
+What the build may read: the system (``/usr``, ``/etc``, ...) as any user may, but not ``HIDDEN_FOLDERS`` (homes, the
+work trees): each is an empty tmpfs in the sandbox. Anything it reads could come back inside ``dist/`` and be shown
+to the model.
 
 A package outside the cache (``ENOTCACHED``), a failing build or a limit hit is a ``BuildResult`` with ``ok`` False,
 ``stage`` and the tool's own error text trimmed to ``max_error_chars``: feedback for the model, never an exception.
@@ -52,6 +56,8 @@ logger = logging.getLogger(__name__)
 SANDBOX_SCRIPT = Path(__file__).with_name("sandbox.sh")
 #: the folder whose private tmpfs mount holds a build (created once; any empty root-owned folder outside /tmp works)
 BUILD_MOUNT = Path(os.environ.get("VCODER_BUILD_MOUNT", "/var/lib/vcoder/build"))
+#: folders the build sees empty (people's and projects' files); the system it needs (/usr, /etc, /lib) stays
+HIDDEN_FOLDERS = ("/work", "/home", "/root", "/srv", "/mnt", "/media")
 _NOISE = ("npm error Log files were not written", "npm error A complete log of this run")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _FRAME = re.compile(r"\s+at .*\(?\S+:\d+:\d+\)?$")
@@ -256,6 +262,7 @@ def build_project(
         "NPROC": str(limits.processes),
         "FSIZE_KB": str(limits.file_mb * 1024),
         "PACKAGES": " ".join(safe),
+        "HIDDEN": " ".join(HIDDEN_FOLDERS),
         "RUN_AS": limits.run_as or fresh_ids(),
         "PART": uuid.uuid4().hex,
         "INSTALL": "1" if install else "0",
@@ -296,7 +303,7 @@ def build_project(
     if code != 0:
         logger.warning("build sandbox failed (%s): %s", code, stderr[-500:])
         return BuildResult(False, "sandbox", trim_error(f"the build sandbox failed: {stderr}", 500), **common)
-    dist, dropped = (out / "dist", _regular_only(out / "dist")) if (out / "dist").is_dir() else (None, ())
+    dist, dropped = collect_dist(out)
     return BuildResult(True, None, None, dist, dropped=dropped, **common)
 
 
@@ -315,6 +322,21 @@ def _times(out: Path, wall: float) -> tuple[float, float]:
         return round(t1 - t0, 3), round(t2 - t1, 3)
     except (OSError, ValueError):
         return round(wall, 3), 0.0
+
+
+def collect_dist(out: Path) -> tuple[Path | None, tuple[str, ...]]:
+    """``out/dist`` once everything in it that is not a regular file or a folder is removed, and what was removed.
+
+    The build's own code wrote dist/: a ``dist`` that is itself a link is removed, never followed (walking it would
+    delete links in whatever folder it names).
+    """
+    dist = out / "dist"
+    if dist.is_symlink():
+        dist.unlink()
+        return None, ("dist",)
+    if not dist.is_dir():
+        return None, ()
+    return dist, _regular_only(dist)
 
 
 def _regular_only(root: Path) -> tuple[str, ...]:

@@ -125,9 +125,11 @@ async def run_site_episode(
     limits = PROJECT_LIMITS if bolt else options.limits
     workspace = SiteWorkspace(out_dir if out_dir is not None else scratch, limits=limits)
     if bolt:
-        messages = bolt_conversation(task.instruction)
+        messages = bolt_conversation(task.instruction, options.system_prompt)
     else:
         messages = make_site_conversation(task.instruction, images=options.feedback_images)
+        if options.system_prompt:
+            messages[0] = {"role": "system", "content": options.system_prompt}
     expected = {c.task: c.expected_result for c in task.test_cases if c.expected_result}
     graded: dict[str, tuple[SiteGrades, Any]] = {}  # an unchanged site (a finish-only turn) is not graded twice
     steps: list[StepRecord] = []

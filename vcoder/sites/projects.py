@@ -42,11 +42,13 @@ a browser: you get the install and build errors, a grade of its appearance and t
 If a login is needed, create the user "admin" with the password "admin123456"."""
 
 
-def bolt_conversation(instruction: str) -> list[dict[str, str]]:
-    """The first two messages of a Bolt episode: the Bolt system prompt and the request as the user's turn."""
+def bolt_conversation(instruction: str, system_prompt: str | None = None) -> list[dict[str, str]]:
+    """The first two messages of a Bolt episode: the system prompt (``BOLT_SYSTEM_PROMPT`` unless one is given) and
+    the request as the user's turn, as WebGen-Agent sends it."""
     if not isinstance(instruction, str) or not instruction.strip():
         raise ValueError(f"instruction must be a non-empty website request, got {instruction!r:.80}")
-    return [{"role": "system", "content": BOLT_SYSTEM_PROMPT}, {"role": "user", "content": instruction.strip()}]
+    system = system_prompt or BOLT_SYSTEM_PROMPT
+    return [{"role": "system", "content": system}, {"role": "user", "content": instruction.strip()}]
 
 
 @dataclass(frozen=True)

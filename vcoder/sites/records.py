@@ -86,6 +86,13 @@ class EpisodeOptions:
             "<boltArtifact>/<boltAction>, Vite + React projects built offline in a sandbox)."
         },
     )
+    system_prompt: str | None = field(
+        default=None,
+        metadata={
+            "help": "The builder's system prompt instead of the turn format's own (e.g. WebGen-Agent's, which its "
+            "released models were trained with); None: vcoder's prompt for the format."
+        },
+    )
     build_limits: BuildLimits = field(
         default_factory=BuildLimits, metadata={"help": "Bounds of a Bolt project's install + build (sandbox)."}
     )

@@ -3,7 +3,7 @@
 # namespaces; still root here). Inputs from the environment: SRC (the project's files, read only), OUT (where the
 # results go: dist/, package.json, install.log, build.log, times), CACHE (the npm cache, read only), WORK (an empty
 # mount point), the limits (SIZE_MB, AS_KB, NPROC, FSIZE_KB, HEAP_MB), PACKAGES (extra install specs, one a line),
-# RUN_AS (uid:gid), PART (a unique token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed
+# HIDDEN (folders replaced by an empty tmpfs), RUN_AS (uid:gid), PART (a unique token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed
 # node_modules trees, one per dependency set) and MODULES_KEY (this project's set; empty: none). Only this script
 # runs as root; npm and vite run as RUN_AS.
 set -euf  # -f: no globbing, so a package spec such as "*" stays one word
@@ -19,6 +19,10 @@ chmod 0700 "$WORK/out"
 # the only places the builder may write are the project and its home: every world-writable folder is a fresh tmpfs
 for dir in /tmp /var/tmp /dev/shm /run/lock; do
   if [ -d "$dir" ]; then mount -t tmpfs -o size=16m,mode=1777 vcoder-scratch "$dir"; fi
+done
+# and what it may read leaves out people's and projects' files (the mounts above into $WORK are made already)
+for dir in $HIDDEN; do
+  if [ -d "$dir" ]; then mount -t tmpfs -o size=1m,mode=0755 vcoder-hidden "$dir"; fi
 done
 uid=${RUN_AS%%:*}
 gid=${RUN_AS##*:}
@@ -55,7 +59,7 @@ if [ "$INSTALL" = 1 ]; then
     cp -R node_modules "$saved.part.$PART" && mv -T "$saved.part.$PART" "$saved" || rm -rf "$saved.part.$PART"
   fi
 fi
-cp package.json "$WORK/out/package.json" 2>/dev/null || true
+cp -P package.json "$WORK/out/package.json" 2>/dev/null || true  # -P: a link is copied as a link (and then refused)
 t1=$(now)
 if [ "$status" = 0 ] && [ "$BUILD" = 1 ]; then
   if [ ! -x node_modules/.bin/vite ]; then
@@ -65,11 +69,17 @@ if [ "$status" = 0 ] && [ "$BUILD" = 1 ]; then
     unprivileged node_modules/.bin/vite build --base ./ --outDir dist --emptyOutDir --logLevel warn \
       >"$WORK/out/build.log" 2>&1 || status=20
   fi
+  # whatever the build left running is stopped before anything is copied out (the uid is this build's alone)
+  setpriv --reuid="$uid" --regid="$gid" --clear-groups kill -KILL -1 2>/dev/null || true
+  if [ "$status" = 0 ] && { [ -L dist ] || [ ! -d dist ]; }; then
+    echo "dist/ is not a folder the build wrote" >>"$WORK/out/build.log"
+    status=20
+  fi
   if [ "$status" = 0 ] && [ ! -f dist/index.html ]; then
     echo "vite build exited without writing dist/index.html (is index.html at the project root?)" >>"$WORK/out/build.log"
     status=20
   fi
-  if [ "$status" = 0 ]; then cp -R dist "$WORK/out/dist"; fi
+  if [ "$status" = 0 ]; then cp -RP dist "$WORK/out/dist"; fi
 fi
 t2=$(now)
 echo "$t0 $t1 $t2" >"$WORK/out/times"

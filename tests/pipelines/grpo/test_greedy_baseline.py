@@ -34,18 +34,17 @@ def _length_reward(completions, **_):
 
 
 @pytest.mark.slow
-def test_a_grpo_step_uses_the_greedy_completions_reward_as_baseline(tmp_path):
+def test_a_grpo_step_uses_the_greedy_completions_reward_as_baseline(tmp_path, tiny_vlm_dir):
     from datasets import Dataset
     from PIL import Image
     from transformers import AutoModelForImageTextToText, AutoProcessor
     from trl import GRPOTrainer
 
     from tests.trainers import cpu_grpo_config
-    from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines.grpo.greedy_baseline import GreedyBaselineMixin
     from vcoder.pipelines.grpo.heldout import generate_html
 
-    model_dir = str(build_tiny_vlm(tmp_path / "tiny", arch="qwen2_5_vl", size="tiny"))
+    model_dir = str(tiny_vlm_dir)  # the session's tiny Qwen2.5-VL (size tiny), built once
     rows = [
         {
             "prompt": [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": f"Write page {i}."}]}],

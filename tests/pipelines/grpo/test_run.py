@@ -23,10 +23,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    from vcoder.models.tiny import build_tiny_vlm
-
-    return str(build_tiny_vlm(tmp_path_factory.mktemp("tiny") / "model", arch="qwen2_5_vl", size="tiny"))
+def tiny_model(tiny_vlm_dir):
+    return str(tiny_vlm_dir)  # the session's tiny Qwen2.5-VL (size tiny), built once
 
 
 def _args(model, out, **overrides):

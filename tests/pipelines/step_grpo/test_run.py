@@ -30,10 +30,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    from vcoder.models.tiny import build_tiny_vlm
-
-    return str(build_tiny_vlm(tmp_path_factory.mktemp("tiny") / "model"))
+def tiny_model(tiny_vlm_dir):
+    return str(tiny_vlm_dir)  # the session's tiny VLM, built once
 
 
 def _env():

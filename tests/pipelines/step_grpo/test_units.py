@@ -26,12 +26,10 @@ FEEDBACK = {"role": "user", "content": "Turn 1 of 2: you wrote index.html.\nStep
 
 
 @pytest.fixture(scope="module")
-def processor(tmp_path_factory):
+def processor(tiny_vlm_dir):
     from transformers import AutoProcessor
 
-    from vcoder.models.tiny import build_tiny_vlm
-
-    return AutoProcessor.from_pretrained(build_tiny_vlm(tmp_path_factory.mktemp("tiny") / "model"))
+    return AutoProcessor.from_pretrained(tiny_vlm_dir)  # the session's tiny VLM, built once
 
 
 @pytest.mark.parametrize("use_processor", [True, False], ids=["processor", "tokenizer"])

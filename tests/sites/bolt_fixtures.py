@@ -1,4 +1,5 @@
-"""The Bolt build sandbox, installed once per session (the sandbox keeps the install per dependency set)."""
+"""The Bolt build sandbox, installed once per session (registered by tests/conftest.py; the sandbox keeps the install
+per dependency set)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,287 @@
+"""The offline agent quickstart (WebGen-RL, small): tiny LM -> agent SFT on trajectories -> Step-GRPO -> held-out.
+
+Everything runs on a CPU without network:
+
+1. tasks: site-kind tasks (:mod:`vcoder.data.site_kinds`) of the ``train`` split for training and a fixed sample of
+   the ``heldout`` split (the same for every seed; no request is in two splits) for scoring;
+2. trajectories: :func:`vcoder.sites.trajectories.write_trajectories` plays every training task in the REAL
+   environment (rendered in Chromium, graded by its scripted cases): a first attempt, flawed in most trajectories,
+   the environment's feedback, the fixing turn, ``<finish/>``;
+3. a tiny Qwen2.5 causal LM (:func:`vcoder.models.tiny_lm.build_tiny_lm`) whose BPE tokenizer is trained on the
+   training trajectories' text (never on held-out requests);
+4. agent SFT (:mod:`vcoder.pipelines.grpo.agent_sft`: loss on the assistant turns) from the random model;
+5. Step-GRPO (:mod:`vcoder.pipelines.step_grpo`) from the SFT output, on training tasks;
+6. greedy episodes on the held-out tasks for the untrained, SFT and Step-GRPO models
+   (:func:`vcoder.pipelines.agent_eval.evaluate_agent`: WebGen-Bench accuracy, well-formed turns, first- vs
+   last-turn accuracy), curves, ``summary.json``.
+
+The recipes are ordinary pipeline recipes (parsed by the same parsers as ``vcoder train``), only embedded here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: the site kinds trained and scored: the simplest ones, whose page a small model can learn as a template
+KINDS = ("counter",)
+#: held-out tasks come from this dataset seed for every run, so every seed is scored on the same tasks
+HELDOUT_SEED = 0
+DATA = {"n_train": 128, "n_heldout": 32, "max_turns": 3, "arch": "qwen3", "size": "small"}
+
+# the policy is in-process: a reply that takes long means a busy machine, never a failed model (a shared 2-core
+# machine once took over the default 300 s for one round of replies), so the episodes wait for it
+EPISODE = {"max_turns": DATA["max_turns"], "width": 1280, "height": 720, "reply_timeout_ms": 3_600_000}
+
+SFT_RECIPE: dict[str, Any] = {
+    "dtype": "float32",
+    "dataset": "trajectories",
+    "assistant_only_loss": True,
+    "packing": False,
+    "max_length": 2048,
+    "use_cpu": True,
+    "bf16": False,
+    "gradient_checkpointing": False,
+    "learning_rate": 2.0e-3,
+    "lr_scheduler_type": "cosine",
+    "warmup_steps": 10,
+    "per_device_train_batch_size": 4,
+    "max_steps": 240,
+    "logging_steps": 5,
+    "save_strategy": "no",
+    "report_to": "none",
+    "disable_tqdm": True,
+    "dataloader_num_workers": 0,
+}
+
+STEP_GRPO_RECIPE: dict[str, Any] = {
+    "dtype": "float32",
+    "dataset": "site_kinds",
+    "max_turns": DATA["max_turns"],
+    "max_turn_tokens": 224,
+    "render_width": EPISODE["width"],
+    "render_height": EPISODE["height"],
+    "render_max_pages": 4,
+    "reply_timeout_ms": EPISODE["reply_timeout_ms"],
+    "use_cpu": True,
+    "bf16": False,
+    "gradient_checkpointing": False,
+    "learning_rate": 2.0e-4,
+    "lr_scheduler_type": "constant_with_warmup",
+    "warmup_steps": 2,
+    "per_device_train_batch_size": 16,
+    "num_generations": 4,
+    "max_completion_length": 900,
+    "temperature": 1.0,
+    "beta": 0.0,
+    "loss_type": "dapo",
+    "mask_truncated_completions": True,
+    "max_steps": 12,
+    "logging_steps": 1,
+    "log_completions": False,
+    "save_strategy": "no",
+    "report_to": "none",
+    "disable_tqdm": True,
+    "dataloader_num_workers": 0,
+}
+
+# --fast: the same path end to end with everything shrunk (tests)
+FAST = {"n_train": 16, "n_heldout": 4, "sft_steps": 6, "grpo_steps": 2}
+
+
+def task_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A site-kind task as a Step-GRPO row (the columns of :data:`vcoder.pipelines.step_grpo.data.COLUMNS`)."""
+    from vcoder.pipelines.step_grpo.data import COLUMNS
+
+    return {name: row.get(name) or "" for name in COLUMNS}
+
+
+def train_step_grpo(recipe: dict[str, Any], train_ds, *, grader: Any, progress: bool) -> None:
+    """Parse an embedded Step-GRPO recipe with the pipeline's own parser, train on ``train_ds``, save."""
+    from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.progress import BarCallback
+    from vcoder.pipelines.quickstart import quiet
+    from vcoder.pipelines.recipes import train_and_save
+
+    script_args, training_args, model_args = step_grpo.make_parser().parse_dict(recipe, allow_extra_keys=False)
+    callbacks = [BarCallback("Step-GRPO", disable=not progress)]
+    trainer = step_grpo.build_trainer(
+        script_args, training_args, model_args, train_dataset=train_ds, grader=grader, callbacks=callbacks
+    )
+    quiet(trainer)
+    train_and_save(trainer, None, script_args, training_args, resume=None)
+
+
+def make_trajectories(folder: str, tasks: list[dict[str, Any]], *, pool: Any, seed: int) -> tuple[str, dict]:
+    """Play every task's scripted trajectory in the real environment; ``(path of train.jsonl, summary)``.
+
+    One file (``index.html``) per site: a fixing turn then rewrites the whole page, one format for the model to
+    learn (the split layout's fixing turn sends only the changed files: a second format)."""
+    from vcoder.sites.trajectories import TrajectoryOptions, write_trajectories
+
+    path = os.path.join(folder, "train.jsonl")
+    options = TrajectoryOptions(seed=seed, layouts=("single",), concurrency=8, episode=EPISODE)
+    return path, write_trajectories(path, tasks, pool=pool, options=options)
+
+
+def build_model(folder: str, trajectories: str, *, seed: int) -> str:
+    """The tiny LM, its tokenizer trained on the trajectories' text (digits kept apart, see ``split_digits``)."""
+    from vcoder.models.tiny_lm import build_tiny_lm
+
+    with open(trajectories, encoding="utf-8") as handle:
+        texts = [m["content"] for line in handle if line.strip() for m in json.loads(line)["messages"]]
+    return str(build_tiny_lm(folder, arch=DATA["arch"], size=DATA["size"], corpus=texts, seed=seed, split_digits=True))
+
+
+def read_jsonl_dataset(path: str):
+    """A JSONL file as a ``datasets.Dataset``."""
+    from datasets import Dataset
+
+    with open(path, encoding="utf-8") as handle:
+        return Dataset.from_list([json.loads(line) for line in handle if line.strip()])
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and its live child processes."""
+    import psutil
+
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def run_agent_quickstart(
+    out_dir: str,
+    *,
+    seed: int = 0,
+    fast: bool = False,
+    progress: bool = True,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Run the whole agent quickstart and write everything under ``out_dir``.
+
+    Args:
+        out_dir: output folder (trajectories/, model-init/, sft/, step_grpo/, eval/, curves/, summary.json).
+        seed: seeds the model, the training tasks, the trajectories and both trainers (the held-out tasks are
+            fixed).
+        fast: a shortened run (tests): few tasks and steps.
+        progress: show progress bars.
+        threads: torch CPU threads; None picks the idle cores.
+
+    Returns:
+        The summary written to ``summary.json``.
+    """
+    import torch
+    from datasets import Dataset
+
+    from vcoder.data.site_kinds import kind_tasks
+    from vcoder.pipelines.agent_eval import evaluate_agent
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.plots import plot_runs
+    from vcoder.pipelines.quickstart import auto_threads, reward_window, train_stage
+    from vcoder.rendering import get_default_pool
+    from vcoder.sites.grading import SiteGrader
+    from vcoder.sites.records import EpisodeOptions
+
+    threads = threads or auto_threads()
+    torch.set_num_threads(threads)
+    os.makedirs(out_dir, exist_ok=True)
+    timings: dict[str, float] = {}
+    t_start = last = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        timings[name] = round(now - last, 1)
+        last = now
+
+    n_train, n_heldout = (FAST["n_train"], FAST["n_heldout"]) if fast else (DATA["n_train"], DATA["n_heldout"])
+    names = ("trajectories", "model-init", "sft", "step_grpo", "eval", "curves")
+    paths = {name: os.path.join(out_dir, name) for name in names}
+
+    pool = get_default_pool(max_pages=STEP_GRPO_RECIPE["render_max_pages"])
+    train_tasks = kind_tasks(n_train, seed, split="train", kinds=KINDS)
+    heldout = [task_row(r) for r in kind_tasks(n_heldout, HELDOUT_SEED, split="heldout", kinds=KINDS)]
+    traj_path, written = make_trajectories(paths["trajectories"], train_tasks, pool=pool, seed=seed)
+    lap("trajectories")
+
+    init_dir = build_model(paths["model-init"], traj_path, seed=seed)
+    lap("build_model")
+
+    options = EpisodeOptions(**EPISODE)
+    grader = SiteGrader(pool=pool)
+    turn_tokens = STEP_GRPO_RECIPE["max_turn_tokens"]
+    budget = STEP_GRPO_RECIPE["max_completion_length"]
+    results: dict[str, Any] = {}
+
+    def evaluate(name: str, model_dir: str) -> None:
+        results[name] = evaluate_agent(
+            model_dir, heldout, grader=grader, options=options, max_turn_tokens=turn_tokens, budget=budget
+        )
+        logger.info("held-out %s: %s", name, results[name]["mean"])
+        lap(f"eval_{name}")
+
+    evaluate("untrained", init_dir)
+
+    sft_recipe = dict(SFT_RECIPE, model_name_or_path=init_dir, output_dir=paths["sft"], seed=seed)
+    sft_recipe.update(dataset_source=traj_path)
+    if fast:
+        sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
+    train_stage(sft, sft_recipe, read_jsonl_dataset(traj_path), label="agent SFT", progress=progress)
+    lap("sft")
+    evaluate("sft", paths["sft"])
+
+    grpo_recipe = dict(STEP_GRPO_RECIPE, model_name_or_path=paths["sft"], output_dir=paths["step_grpo"], seed=seed)
+    grpo_recipe.update(site_task_kinds=list(KINDS), site_task_samples=n_train, dataset_seed=seed)
+    if fast:
+        grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=4, num_generations=2)
+    grpo_ds = Dataset.from_list([task_row(r) for r in train_tasks])
+    train_step_grpo(grpo_recipe, grpo_ds, grader=grader, progress=progress)
+    lap("step_grpo")
+    evaluate("step_grpo", paths["step_grpo"])
+
+    os.makedirs(paths["eval"], exist_ok=True)
+    for name, result in results.items():
+        with open(os.path.join(paths["eval"], f"{name}.json"), "w") as handle:
+            json.dump(result, handle, indent=1)
+    figures = plot_runs([paths["sft"], paths["step_grpo"]], paths["curves"], labels=["agent SFT", "Step-GRPO"])
+    lap("curves")
+
+    state = os.path.join(paths["step_grpo"], "trainer_state.json")
+    summary = {
+        "seed": seed,
+        "fast": fast,
+        "kinds": list(KINDS),
+        "n_train": n_train,
+        "n_heldout": len(heldout),
+        "trajectories": {k: written[k] for k in ("written", "flawed", "turns")},
+        "wall_s": round(time.perf_counter() - t_start, 1),
+        "timings_s": timings,
+        # other work on the machine slows every stage: the load average at the end and the CPU seconds this process
+        # and its live children (the browser) used say how much
+        "load_avg_1m": round(os.getloadavg()[0], 1),
+        "cpu_s": round(cpu_seconds(), 1),
+        "torch_threads": threads,
+        "step_reward": reward_window(state, key="step_grpo/step_reward_mean", frac=0.25),
+        "heldout": {
+            name: {
+                k: result["mean"][k] for k in ("accuracy", "well_formed", "first_turn_accuracy", "last_turn_accuracy")
+            }
+            for name, result in results.items()
+        },
+        "paths": {**paths, "report": figures.get("html"), "summary": os.path.join(out_dir, "summary.json")},
+    }
+    with open(summary["paths"]["summary"], "w") as handle:
+        json.dump(summary, handle, indent=1)
+    return summary
