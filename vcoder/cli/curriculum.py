@@ -65,10 +65,13 @@ def _web_config(args):
 
     try:
         with open(args.config, encoding="utf-8") as f:
-            data = {**(yaml.safe_load(f) or {}), **_overrides(args.set)}
+            data = yaml.safe_load(f)
     except (OSError, yaml.YAMLError):
-        return None  # a missing or unreadable recipe: load_config says what is wrong, in one line
+        return None  # the curriculum's own loader says what is wrong with the file, in its words
     if not isinstance(data, dict) or data.get("trainer") != "web_agent":
+        return None
+    data = {**data, **_overrides(args.set)}
+    if data.get("trainer") != "web_agent":
         return None
     if args.seed is not None:
         data["seed"] = args.seed
