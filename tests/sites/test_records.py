@@ -29,8 +29,9 @@ def test_task_from_rows():
     ("changes", "says"),
     [
         ({"max_turns": 0}, "max_turns"),
-        ({"screenshot_weight": 0.0, "gui_weight": 0.0}, "not both 0"),
+        ({"screenshot_weight": 0.0, "gui_weight": 0.0}, "not all 0"),
         ({"gui_weight": -1.0}, "must be >= 0"),
+        ({"orm_weight": -1.0}, "orm_weight=-1.0 must be >= 0"),
         ({"reply_timeout_ms": 0}, "reply_timeout_ms"),
         ({"settle_quiet_ms": -1}, "settle_quiet_ms"),
     ],
@@ -65,6 +66,31 @@ def test_step_reward(screenshot, gui, weights, expected):
     options = EpisodeOptions(screenshot_weight=weights[0], gui_weight=weights[1])
     got = step_reward(screenshot, gui, options)
     assert got == (None if expected is None else pytest.approx(expected))
+
+
+@pytest.mark.parametrize(
+    ("screenshot", "gui", "orm", "weights", "expected"),
+    [
+        (0.6, 1.0, 0.25, (5.0, 5.0, 10.0), 10.5),  # 3 + 5 + 2.5
+        (None, 1.0, 0.25, (5.0, 5.0, 10.0), 7.5 * 20 / 15),  # appearance not judged: rescaled to the full 20
+        (0.6, 1.0, None, (5.0, 5.0, 10.0), 8.0 * 20 / 10),  # the ORM could not score: the other two rescaled
+        (None, None, 0.25, (5.0, 5.0, 10.0), 5.0),  # the ORM alone
+        (None, None, None, (5.0, 5.0, 10.0), None),
+        (0.6, 1.0, 0.25, (0.0, 0.0, 4.0), 1.0),  # the ORM as the only component
+    ],
+)
+def test_step_reward_with_the_orm_component(screenshot, gui, orm, weights, expected):
+    options = EpisodeOptions(screenshot_weight=weights[0], gui_weight=weights[1], orm_weight=weights[2])
+    got = step_reward(screenshot, gui, options, orm)
+    assert got == (None if expected is None else pytest.approx(expected))
+
+
+@pytest.mark.parametrize(("screenshot", "gui"), [(0.6, 1.0), (None, 0.5), (0.5, None), (None, None)])
+def test_orm_weight_zero_leaves_the_step_reward_unchanged(screenshot, gui):
+    options = EpisodeOptions()
+    assert options.orm_weight == 0.0  # off by default
+    for orm in (None, 0.0, 0.9):
+        assert step_reward(screenshot, gui, options, orm) == step_reward(screenshot, gui, options)
 
 
 def test_json_forms_are_the_stable_contract():

@@ -47,6 +47,37 @@ def _orm(settings: RewardSettings):
         return _MODELS[key]
 
 
+def site_input(
+    instruction: str, test_cases: list[dict[str, Any]], html: str, visible_text: list[str], image: Any
+) -> Any:
+    """What the ORM is shown of one rendered site, in its ``site`` view: an ``ORMInput``.
+
+    Args:
+        instruction: what the site was asked to do.
+        test_cases: case dicts (``task``, optional ``expected_result``).
+        html: the site's entry page source.
+        visible_text: the rendered page's text blocks, in document order.
+        image: the rendered screenshot (any image form ``vcoder.images`` reads).
+    """
+    from vcoder.orm.model import ORMInput
+    from vcoder.orm.prompt import orm_prompt, page_summary
+
+    return ORMInput(orm_prompt(instruction, test_cases, page_summary(html, visible_text)), image)
+
+
+def judge_sites(inputs: list[Any], settings: RewardSettings) -> list[float | None]:
+    """The ORM's scores of ``inputs`` (``site_input`` values): P(YES) in [0, 1], or 1.0 / 0.0 with ``orm_binary``;
+    all None ("could not judge") when the ORM fails. Blocking (run it in a thread from a coroutine); never raises."""
+    try:
+        probs = _orm(settings).p_yes(inputs, batch_size=settings.orm_batch_size)
+    except Exception:
+        logger.warning("the ORM failed; scoring None", exc_info=True)
+        return [None] * len(inputs)
+    if settings.orm_binary:
+        return [float(p >= settings.orm_threshold) for p in probs]
+    return [min(1.0, max(0.0, float(p))) for p in probs]
+
+
 def _cases(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         try:
@@ -80,8 +111,6 @@ async def orm_reward(
     if settings.orm_model is None:
         raise TypeError("orm_reward needs an ORM: build it with make_orm_reward(orm_model='path/to/orm')")
     from vcoder.metrics import extract_html
-    from vcoder.orm.model import ORMInput
-    from vcoder.orm.prompt import orm_prompt, page_summary
 
     ctx = get_context()
     ctx.new_step(kwargs.get("trainer_state"))
@@ -103,30 +132,15 @@ async def orm_reward(
             return None
         if not page.ok:
             return None if page.rendered.infrastructure else 0.0
-        text = orm_prompt(task, _cases(cases[i]), page_summary(html, [b.text for b in page.layout.text_blocks]))
-        return page.key + "\0" + text, ORMInput(text, page.image)
+        found = site_input(task, _cases(cases[i]), html, [b.text for b in page.layout.text_blocks], page.image)
+        return page.key + "\0" + found.text, found
 
     prepared = list(await asyncio.gather(*(prepare(i) for i in range(n))))
     # GRPO groups repeat completions: each distinct (page, prompt) is judged once
     unique = {p[0]: p[1] for p in prepared if isinstance(p, tuple)}
-    probs: dict[str, float | None] = dict.fromkeys(unique)
-    if unique:
-        try:
-            orm = await asyncio.to_thread(_orm, settings)
-            found = await asyncio.to_thread(orm.p_yes, list(unique.values()), batch_size=settings.orm_batch_size)
-            probs = dict(zip(unique, found))
-        except Exception:
-            logger.warning("orm_reward: the ORM failed; scoring None", exc_info=True)
-
-    def value(item: Any) -> float | None:
-        if not isinstance(item, tuple):
-            return item  # decided without the ORM: 0.0 (bad page) or None (cannot judge)
-        p = probs[item[0]]
-        if p is None:
-            return None
-        return float(p >= settings.orm_threshold) if settings.orm_binary else min(1.0, max(0.0, float(p)))
-
-    results = [value(item) for item in prepared]
+    scores = dict(zip(unique, await asyncio.to_thread(judge_sites, list(unique.values()), settings))) if unique else {}
+    # decided without the ORM: 0.0 (bad page) or None (cannot judge)
+    results = [scores[item[0]] if isinstance(item, tuple) else item for item in prepared]
     ctx.log(kwargs.get("log_metric"))
     log_metric = kwargs.get("log_metric")
     if log_metric is not None:
@@ -137,8 +151,8 @@ async def orm_reward(
     return results
 
 
-def _check(settings: RewardSettings) -> None:
-    """The ORM folder is checked when the reward is built (not at the first training step)."""
+def check_orm_settings(settings: RewardSettings) -> None:
+    """The ORM folder is checked when a reward or a step reward is built (not at the first training step)."""
     from vcoder.orm.model import ORMConfig
 
     if settings.orm_model is None:
@@ -152,4 +166,4 @@ def _check(settings: RewardSettings) -> None:
 @takes_reward_settings
 def make_orm_reward(**params: Any) -> Callable:
     """Build a configured ``orm_reward`` from flat ``RewardSettings`` parameters (validated now)."""
-    return configure(orm_reward, params, check=_check)
+    return configure(orm_reward, params, check=check_orm_settings)

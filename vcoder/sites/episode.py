@@ -7,10 +7,12 @@ applied to the site (:mod:`~vcoder.sites.workspace`); a malformed reply changes 
 (:mod:`~vcoder.sites.feedback`) becomes the next user turn. The episode ends at ``<finish/>`` or after
 ``max_turns`` turns; the conversation ends with the model's last reply.
 
-Step reward = ``screenshot_weight * screenshot + gui_weight * gui`` over the components that could be judged,
-rescaled to the full weight when one was left out (a missing judge neither lowers nor raises a step's scale); None
-when no component could be judged. With the default weights (5, 5) a site scores 0–10 and a malformed turn −1,
-WebGen-Agent's scale (two 0–5 grades, −1). A weight of 0 switches a component off (the ablations).
+Step reward = ``screenshot_weight * screenshot + gui_weight * gui + orm_weight * orm`` over the components that
+could be judged, rescaled to the full weight when one was left out (a missing judge neither lowers nor raises a
+step's scale); None when no component could be judged. With the default weights (5, 5, 0) a site scores 0–10 and a
+malformed turn −1, WebGen-Agent's scale (two 0–5 grades, −1). A weight of 0 switches a component off (the ablations;
+``orm`` is off by default). The feedback shows the step reward and the appearance and functionality grades, not
+the ORM's own score.
 
 Example (inside a coroutine)::
 
@@ -57,7 +59,9 @@ logger = logging.getLogger(__name__)
 SitePolicy = Callable[[list[dict[str, Any]]], Awaitable[Any]]
 
 
-def step_reward(screenshot: float | None, gui: float | None, options: EpisodeOptions) -> float | None:
+def step_reward(
+    screenshot: float | None, gui: float | None, options: EpisodeOptions, orm: float | None = None
+) -> float | None:
     """The weighted sum of the judged components, rescaled to the full weight; None when none was judged.
 
     Example:
@@ -65,8 +69,11 @@ def step_reward(screenshot: float | None, gui: float | None, options: EpisodeOpt
         8.0
         >>> step_reward(None, 0.5, EpisodeOptions())   # appearance not judged: gui alone, on the full scale
         5.0
+        >>> step_reward(0.6, 1.0, EpisodeOptions(orm_weight=10.0), orm=0.25)  # (3 + 5 + 2.5), weights 5 + 5 + 10
+        10.5
     """
-    active = [(w, s) for w, s in ((options.screenshot_weight, screenshot), (options.gui_weight, gui)) if w > 0]
+    components = ((options.screenshot_weight, screenshot), (options.gui_weight, gui), (options.orm_weight, orm))
+    active = [(w, s) for w, s in components if w > 0]
     judged = [(w, s) for w, s in active if s is not None]
     if not judged:
         return None
@@ -228,7 +235,7 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
             )
         graded[digest] = (grades, served_dir)
     grades, served_dir = graded[digest]
-    reward = step_reward(grades.screenshot, grades.gui, options)
+    reward = step_reward(grades.screenshot, grades.gui, options, grades.orm)
     rendered = grades.rendered
     feedback = step_feedback(
         turn=turn_no,
@@ -246,6 +253,7 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
         files=applied.written,
         screenshot=grades.screenshot,
         gui=grades.gui,
+        orm=grades.orm,
         reward=reward,
         error=grades.error,
         deleted=applied.deleted,
@@ -298,6 +306,7 @@ def _write_step(workspace: SiteWorkspace, record: StepRecord, png: bytes | None)
         "notes": list(record.notes),
         "cases": [c.to_dict() for c in record.cases],
         "console_errors": list(record.console_errors),
+        "orm": record.orm,
     }
     if record.build is not None:
         build = record.build

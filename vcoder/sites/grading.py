@@ -1,6 +1,6 @@
 """Grade a site after a turn: render its entry page, score its appearance, run its test cases.
 
-Two components, each a score in [0, 1] or None ("could not judge", with a note saying why):
+Up to three components, each a score in [0, 1] or None ("could not judge", with a note saying why):
 
 - screenshot: when the task has a reference page and a ``reference_scorer`` is given (e.g. vcoder's visual reward,
   adapted by :func:`reference_scorer_from_reward`), the site scored against the reference; otherwise the VLM
@@ -8,6 +8,8 @@ Two components, each a score in [0, 1] or None ("could not judge", with a note s
 - gui: WebGen-Bench accuracy, the mean verdict of the task's test cases — structured cases (with ``expect``) by
   the :class:`~vcoder.gui.scripted.ScriptedPolicy`, natural-language ones (WebGen-Bench's) by a VLM GUI agent
   (:class:`~vcoder.gui.vlm_policy.VLMPolicy`) when one is given; cases nobody can run are left out.
+- orm (when ``orm_weight`` > 0 and an ORM is given): the outcome reward model's P(YES) for the rendered site, scored
+  by ``orm_reward``'s own code (:func:`vcoder.rewards.orm.judge_sites`).
 
 A site with no ``index.html`` or whose page fails to render scores 0.0 where a component can judge (WebGen-Bench:
 a site that fails to start counts 0). The site is served from its snapshot folder (``base_dir``) at the pool's
@@ -37,6 +39,7 @@ from vcoder.sites.workspace import inline_site
 
 if TYPE_CHECKING:
     from vcoder.gui.judge import ScreenshotJudge
+    from vcoder.rewards.settings import RewardSettings
     from vcoder.sites.records import EpisodeOptions, SiteTask
 
 logger = logging.getLogger(__name__)
@@ -89,6 +92,7 @@ class SiteGrades:
         judge_reply: the screenshot judge's reply (its justification), when it was asked.
         notes: what could not be judged and why, in words.
         error: why the site itself failed (no entry page, render failure), None when it rendered.
+        orm: the outcome reward model's score of the site in [0, 1] (``orm_reward``'s), None when not judged.
     """
 
     screenshot: float | None
@@ -98,6 +102,7 @@ class SiteGrades:
     judge_reply: str | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
+    orm: float | None = None
 
 
 def reference_scorer_from_reward(reward: Callable) -> ReferenceScorer:
@@ -217,6 +222,8 @@ class SiteGrader:
         verdict_log: a verdict log (JSONL) every grading that judged something is appended to (see
             :func:`vcoder.verdicts.writing.grades_record`); None: no log.
         verdict_source: the records' ``source``.
+        orm: the outcome reward model's settings (``orm_model`` and the other ``orm_*`` of ``RewardSettings``, checked
+            with ``check_orm_settings``) for the ``orm`` component; None leaves it unjudged.
     """
 
     def __init__(
@@ -229,6 +236,7 @@ class SiteGrader:
         scripted: Policy | None = None,
         verdict_log: str | Path | None = None,
         verdict_source: str = "site_grading",
+        orm: RewardSettings | None = None,
     ):
         if pool is None:
             from vcoder.rendering import get_default_pool
@@ -240,6 +248,7 @@ class SiteGrader:
         self.reference_scorer = reference_scorer
         self.scripted = scripted or ScriptedPolicy(expect_timeout_ms=SCRIPTED_EXPECT_MS)
         self.verdict_log, self.verdict_source = verdict_log, verdict_source
+        self.orm = orm
 
     async def grade(
         self,
@@ -287,7 +296,31 @@ class SiteGrader:
         (screenshot, rendered, judge_reply), (gui_score, cases, gui_notes) = look, gui
         if rendered is not None and not rendered.ok:
             error = f"the page failed to render: {rendered.error}"
-        return SiteGrades(screenshot, gui_score, rendered, cases, judge_reply, (*notes, *gui_notes), error)
+        orm = await self._orm(html, rendered, task, options, notes)
+        return SiteGrades(screenshot, gui_score, rendered, cases, judge_reply, (*notes, *gui_notes), error, orm)
+
+    async def _orm(self, html, rendered, task, options, notes) -> float | None:
+        """The outcome reward model's score of the rendered site (``orm_reward``'s scorer, in its ``site`` view)."""
+        if options.orm_weight == 0:
+            return None
+        if self.orm is None:
+            notes.append("orm not judged: no outcome reward model configured (orm_model)")
+            return None
+        if rendered is not None and rendered.infrastructure:
+            notes.append(f"orm not judged: the browser failed ({rendered.error})")
+            return None
+        if html is None or rendered is None or not rendered.ok:
+            return 0.0
+        from vcoder.rewards.orm import judge_sites, site_input
+
+        cases = [{"task": c.task, "expected_result": c.expected_result} for c in task.test_cases]
+        shown = site_input(
+            task.instruction, cases, html, [b.text for b in rendered.layout.text_blocks], rendered.image
+        )
+        score = (await asyncio.to_thread(judge_sites, [shown], self.orm))[0]
+        if score is None:
+            notes.append("orm not judged: the outcome reward model failed")
+        return score
 
     async def _appearance(self, files, html, site_dir, task, options, notes):
         rendered = None

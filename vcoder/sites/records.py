@@ -64,6 +64,9 @@ class EpisodeOptions:
     max_turns: int = field(default=5, metadata={"help": "Turns before the episode ends without <finish/>."})
     screenshot_weight: float = field(default=5.0, metadata={"help": "Weight of the appearance score (0: off)."})
     gui_weight: float = field(default=5.0, metadata={"help": "Weight of the test-case score (0: off)."})
+    orm_weight: float = field(
+        default=0.0, metadata={"help": "Weight of the outcome reward model's P(YES) for the site (0: off)."}
+    )
     malformed_reward: float = field(default=-1.0, metadata={"help": "Reward of a malformed turn (WebGen-Agent: -1)."})
     limits: SiteLimits = field(default_factory=SiteLimits, metadata={"help": "Files and bytes a site may hold."})
     feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (VLM policies)."})
@@ -102,10 +105,11 @@ class EpisodeOptions:
             raise ValueError(f"turn_format={self.turn_format!r} is not one of {TURN_FORMATS}")
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
-        if self.screenshot_weight < 0 or self.gui_weight < 0 or self.screenshot_weight + self.gui_weight == 0:
+        weights = (self.screenshot_weight, self.gui_weight, self.orm_weight)
+        if min(weights) < 0 or sum(weights) == 0:
             raise ValueError(
-                f"screenshot_weight={self.screenshot_weight} and gui_weight={self.gui_weight} must be >= 0 and not "
-                "both 0; set one to 0 for a single-component ablation"
+                f"screenshot_weight={self.screenshot_weight}, gui_weight={self.gui_weight} and orm_weight="
+                f"{self.orm_weight} must be >= 0 and not all 0; set one to 0 to switch its component off"
             )
         timeouts = (
             "render_timeout_ms",
@@ -129,6 +133,8 @@ class StepRecord:
         files: paths the turn wrote.
         screenshot: appearance score in [0, 1] (None: not judged, or malformed).
         gui: test-case score in [0, 1] (None: not judged, or malformed).
+        orm: the outcome reward model's score of the site in [0, 1] (None: ``orm_weight`` 0, not judged, or
+            malformed); in ``step.json``, not in ``to_dict``'s stable form.
         reward: the step reward (``malformed_reward`` for a malformed turn; None when nothing could be judged).
         error: what was wrong with the reply (malformed) or the site (no entry page, render failure), else None.
         malformed_kind: the ``Malformed`` kind's value, for a malformed turn.
@@ -165,6 +171,7 @@ class StepRecord:
     generation: Any = field(default=None, repr=False, compare=False)
     build: Any = field(default=None, repr=False, compare=False)
     served_dir: Path | None = field(default=None, repr=False, compare=False)
+    orm: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON form ``{"turn", "malformed", "files", "screenshot", "gui", "reward", "error"}``."""

@@ -128,6 +128,34 @@ def test_bad_arguments_name_the_fix(kwargs, message):
         StepGRPOScriptArguments(**kwargs)
 
 
+def test_the_orm_step_reward_is_checked_when_the_recipe_is_parsed(tmp_path, untrained_orm):
+    from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.recipes import RecipeError, parse_recipe
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    base = ["--config", os.path.join(ROOT, "configs", "step_grpo", "tiny_cpu.yaml"), "--use_cpu", "true"]
+    base += ["--output_dir", str(tmp_path / "out"), "--model_name_or_path", str(model)]
+    missing = str(tmp_path / "no_orm")
+    for extra, says in (
+        (["--orm_weight", "5", "--orm_model", missing], f"ORM folder {missing!r} does not exist"),
+        (["--orm_weight", "5"], "orm_weight=5.0 needs orm_model"),
+        (["--orm_weight", "-1", "--orm_model", str(untrained_orm)], "orm_weight=-1.0 must be >= 0"),
+    ):
+        with pytest.raises(RecipeError, match=re.escape(says)) as caught:
+            parse_recipe(step_grpo.make_parser(), base + extra)
+        assert "\n" not in str(caught.value)  # one line
+    script_args, _, _ = parse_recipe(
+        step_grpo.make_parser(), [*base, "--orm_weight", "5", "--orm_model", str(untrained_orm)]
+    )
+    assert script_args.episode_options().orm_weight == 5.0
+    assert script_args.orm_settings().orm_model == str(untrained_orm)
+    # off by default: no ORM needed, no ORM settings
+    default = StepGRPOScriptArguments()
+    assert default.episode_options().orm_weight == 0.0 and default.orm_settings() is None
+
+
 def test_cross_checks_with_the_trainer_config():
     from trl import GRPOConfig
 

@@ -57,8 +57,8 @@ def _step_trainer(script_args, training_args, model_args, rows, recorder):
 
 
 def step_score_scale(script_args) -> float:
-    """The top of Step-GRPO's step reward scale (screenshot_weight + gui_weight; 10 by default)."""
-    return float(script_args.screenshot_weight + script_args.gui_weight) or 1.0
+    """The top of Step-GRPO's step reward scale (screenshot_weight + gui_weight + orm_weight; 10 by default)."""
+    return float(script_args.screenshot_weight + script_args.gui_weight + script_args.orm_weight) or 1.0
 
 
 def build_phase_trainer(

@@ -5,8 +5,9 @@ TRL's ``max_completion_length`` is a trajectory's whole token budget (every repl
 request); ``max_turn_tokens`` caps one reply. ``temperature`` and the other sampling settings are TRL's.
 
 Ablations (WebGen-Agent's, combinable across the two groups): ``screenshot_only`` / ``gui_only`` switch the other
-reward component off (its weight becomes 0); ``naive`` (trajectory reward = max step reward, GRPO across the G
-trajectories) / ``cumulative`` (reward-to-go of step z-scores) replace Step-GRPO's per-step advantages.
+reward component off (its weight becomes 0; ``orm_weight``, off by default, is kept as set); ``naive`` (trajectory
+reward = max step reward, GRPO across the G trajectories) / ``cumulative`` (reward-to-go of step z-scores) replace
+Step-GRPO's per-step advantages.
 """
 
 from __future__ import annotations
@@ -115,6 +116,17 @@ class StepGRPOScriptArguments:
     )
     screenshot_weight: float = field(default=5.0, metadata={"help": "Weight of the appearance score (0-1)."})
     gui_weight: float = field(default=5.0, metadata={"help": "Weight of the test-case score (0-1)."})
+    orm_weight: float = field(
+        default=0.0,
+        metadata={
+            "help": "Weight of the outcome reward model's P(YES) for the site after each step (the orm reward's "
+            "scorer, 0-1; 0: off). Needs orm_model."
+        },
+    )
+    orm_model: str | None = field(
+        default=None,
+        metadata={"help": "The outcome reward model's folder (`vcoder orm train` output) for orm_weight > 0."},
+    )
     malformed_reward: float = field(default=-1.0, metadata={"help": "Step reward of a malformed turn."})
     feedback_images: bool = field(
         default=False,
@@ -179,11 +191,12 @@ class StepGRPOScriptArguments:
         if self.max_turns < 1 or self.max_turn_tokens < 1:
             raise ValueError(f"max_turns={self.max_turns} and max_turn_tokens={self.max_turn_tokens} must be >= 1")
         weights = self.component_weights()
-        if weights[0] == 0 and weights[1] == 0:
+        if weights[0] == 0 and weights[1] == 0 and self.orm_weight == 0:
             raise ValueError(
                 f"screenshot_weight={self.screenshot_weight}, gui_weight={self.gui_weight} with ablation "
                 f"{self.ablation} leave no reward component; give the kept component a weight > 0"
             )
+        self.check_orm()
         for url, model, what in (
             (self.judge_base_url, self.judge_model, "judge"),
             (self.gui_base_url, self.gui_model, "gui"),
@@ -191,6 +204,26 @@ class StepGRPOScriptArguments:
         ):
             if url and not model:
                 raise ValueError(f"{what}_base_url={url!r} needs {what}_model (the model name the server serves)")
+
+    def check_orm(self) -> None:
+        """``orm_weight`` >= 0, and an ORM folder for it (checked now, not at the first step)."""
+        if self.orm_weight < 0:
+            raise ValueError(f"orm_weight={self.orm_weight} must be >= 0 (0 switches the orm step reward off)")
+        if self.orm_weight > 0 and self.orm_model is None:
+            raise ValueError(
+                f"orm_weight={self.orm_weight} needs orm_model, a `vcoder orm train --verdicts LOG --model BASE --out "
+                "DIR` folder (or set orm_weight: 0)"
+            )
+        if self.orm_model is not None:
+            from vcoder.rewards.orm import check_orm_settings
+
+            check_orm_settings(self.orm_settings())
+
+    def orm_settings(self):
+        """The ``RewardSettings`` of the ORM step reward (None when ``orm_model`` is not set)."""
+        from vcoder.rewards.settings import RewardSettings
+
+        return None if self.orm_model is None else RewardSettings(orm_model=self.orm_model)
 
     @property
     def advantage_mode(self) -> str:
@@ -221,6 +254,7 @@ class StepGRPOScriptArguments:
             turn_format=self.turn_format,
             screenshot_weight=screenshot,
             gui_weight=gui,
+            orm_weight=self.orm_weight,
             malformed_reward=self.malformed_reward,
             feedback_images=self.feedback_images,
             feedback_image_side=self.feedback_image_side,

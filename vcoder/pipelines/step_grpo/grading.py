@@ -1,5 +1,5 @@
-"""The Step-GRPO grader, built from the recipe's values: the screenshot judge, the GUI agent and (for tasks without
-test cases) the test writer, on the process's shared browser pool.
+"""The Step-GRPO grader, built from the recipe's values: the screenshot judge, the GUI agent, (for tasks without
+test cases) the test writer and the outcome reward model (``orm_model``), on the process's shared browser pool.
 
 The script arguments hold values only; this is where they become services (clients, a pool, a grader).
 """
@@ -20,7 +20,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
 
     Args:
         args: the recipe's Step-GRPO arguments (``judge_*``, ``gui_*``, ``test_writer_*``, ``render_max_pages``,
-            ``verdict_log``).
+            ``verdict_log``, ``orm_model``).
         output_dir: the run's folder (the written tests' cache goes under it); None: no cache.
 
     Returns:
@@ -38,7 +38,9 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         gui_agent = VLMPolicy(args.gui_base_url, args.gui_model, timeout_ms=args.gui_timeout_ms)
     pool = get_default_pool(max_pages=args.render_max_pages)
     if args.dataset != "webgen_instruct":
-        return SiteGrader(pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log)
+        return SiteGrader(
+            pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log, orm=args.orm_settings()
+        )
     from vcoder.chat import ChatClient
     from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
 
@@ -54,4 +56,5 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         judge=judge,
         gui_agent=gui_agent,
         verdict_log=args.verdict_log,
+        orm=args.orm_settings(),
     )
