@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 
@@ -213,3 +214,55 @@ def test_a_temporary_episode_folder_is_removed(tmp_path, monkeypatch):
         "functionality not judged: the task has no cases",
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_orm_step_reward_judges_the_rendered_site(tmp_path, untrained_orm):
+    from vcoder.rewards.orm import judge_sites, site_input
+    from vcoder.rewards.settings import RewardSettings
+    from vcoder.sites.records import SiteTask
+
+    settings = RewardSettings(orm_model=str(untrained_orm))
+    grader = SiteGrader(pool=get_default_pool(), orm=settings)
+    replies = [file_reply(FIXED["html"]), "<finish/>"]
+
+    def scripted():
+        left = list(replies)
+
+        async def policy(messages):
+            return left.pop(0)
+
+        return policy
+
+    # no screenshot judge: appearance unjudged, so gui and orm are rescaled to the full weight 5 + 5 + 10
+    options = dataclasses.replace(OPTIONS, orm_weight=10.0)
+    result = asyncio.run(run_site_episode(TASK, scripted(), grader=grader, options=options, out_dir=tmp_path / "a"))
+    first, second = result.steps
+    assert first.gui == 1.0 and first.screenshot is None
+    assert isinstance(first.orm, float) and 0.0 <= first.orm <= 1.0
+    assert second.orm == first.orm  # the finish turn leaves the site unchanged: not judged again
+    assert first.reward == pytest.approx((5 * first.gui + 10 * first.orm) * 20 / 15)
+    assert json.loads((tmp_path / "a/step_1/step.json").read_text())["orm"] == first.orm
+    assert not any(n.startswith("orm not judged") for n in first.notes)
+
+    # the score is orm_reward's scorer on this step's render: the same input, scored again, gives the same value
+    task = SiteTask.from_dict(TASK)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(FIXED["html"])
+    grades = asyncio.run(grader.assess({"index.html": FIXED["html"]}, site, task, options))
+    cases = [{"task": c.task, "expected_result": c.expected_result} for c in task.test_cases]
+    texts = [b.text for b in grades.rendered.layout.text_blocks]
+    again = judge_sites([site_input(task.instruction, cases, FIXED["html"], texts, grades.rendered.image)], settings)
+    assert grades.orm == pytest.approx(again[0], abs=1e-6)
+
+    # orm_weight 0: the ORM is not asked and the reward is the one without it (gui alone on the full scale)
+    off = asyncio.run(run_site_episode(TASK, scripted(), grader=grader, options=OPTIONS, out_dir=tmp_path / "b"))
+    assert [s.orm for s in off.steps] == [None, None]
+    assert [s.reward for s in off.steps] == [10.0 * s.gui for s in off.steps] == [10.0, 10.0]
+
+    # an ORM that cannot score: None ("could not judge"), said in a note, and left out of the reward
+    broken = SiteGrader(pool=get_default_pool(), orm=RewardSettings(orm_model=str(tmp_path / "no_orm")))
+    grades = asyncio.run(broken.assess({"index.html": FIXED["html"]}, site, task, options))
+    assert grades.orm is None and "orm not judged: the outcome reward model failed" in grades.notes
