@@ -9,7 +9,8 @@ import pickle
 import pytest
 
 from vcoder.data.interactive import make_page
-from vcoder.rewards.orm import make_orm_reward, orm_reward
+from vcoder.rewards.orm import make_orm_reward, orm_reward, orm_site_scorer
+from vcoder.rewards.settings import RewardSettings
 
 
 def test_bad_configuration_fails_when_the_reward_is_built(tiny_vlm_dir, untrained_orm):
@@ -25,6 +26,9 @@ def test_bad_configuration_fails_when_the_reward_is_built(tiny_vlm_dir, untraine
         make_orm_reward(orm_model=str(untrained_orm), orm_batch_size=0)
     with pytest.raises(TypeError, match="build it with make_orm_reward"):
         asyncio.run(orm_reward(["<p>x</p>"], instruction=["x"]))
+    # the Step-GRPO step reward's scorer checks its folder when it is built, too
+    with pytest.raises(ValueError, match="is not an ORM: it has no orm.json"):
+        orm_site_scorer(RewardSettings(orm_model=str(tiny_vlm_dir)))
 
 
 def test_the_reward_contract(untrained_orm):

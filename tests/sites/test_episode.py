@@ -219,12 +219,12 @@ def test_a_temporary_episode_folder_is_removed(tmp_path, monkeypatch):
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_orm_step_reward_judges_the_rendered_site(tmp_path, untrained_orm):
-    from vcoder.rewards.orm import judge_sites, site_input
+    from vcoder.rewards.orm import judge_sites, orm_site_scorer, site_input
     from vcoder.rewards.settings import RewardSettings
     from vcoder.sites.records import SiteTask
 
     settings = RewardSettings(orm_model=str(untrained_orm))
-    grader = SiteGrader(pool=get_default_pool(), orm=settings)
+    grader = SiteGrader(pool=get_default_pool(), orm_scorer=orm_site_scorer(settings))
     replies = [file_reply(FIXED["html"]), "<finish/>"]
 
     def scripted():
@@ -262,7 +262,10 @@ def test_the_orm_step_reward_judges_the_rendered_site(tmp_path, untrained_orm):
     assert [s.orm for s in off.steps] == [None, None]
     assert [s.reward for s in off.steps] == [10.0 * s.gui for s in off.steps] == [10.0, 10.0]
 
-    # an ORM that cannot score: None ("could not judge"), said in a note, and left out of the reward
-    broken = SiteGrader(pool=get_default_pool(), orm=RewardSettings(orm_model=str(tmp_path / "no_orm")))
+    # an ORM that cannot score (its orm.json without its weights): None ("could not judge"), said in a note
+    hollow = tmp_path / "hollow_orm"
+    hollow.mkdir()
+    (hollow / "orm.json").write_text((untrained_orm / "orm.json").read_text())
+    broken = SiteGrader(pool=get_default_pool(), orm_scorer=orm_site_scorer(RewardSettings(orm_model=str(hollow))))
     grades = asyncio.run(broken.assess({"index.html": FIXED["html"]}, site, task, options))
     assert grades.orm is None and "orm not judged: the outcome reward model failed" in grades.notes

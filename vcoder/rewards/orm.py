@@ -78,6 +78,24 @@ def judge_sites(inputs: list[Any], settings: RewardSettings) -> list[float | Non
     return [min(1.0, max(0.0, float(p))) for p in probs]
 
 
+def orm_site_scorer(settings: RewardSettings) -> Callable:
+    """The ORM as a ``SiteGrader``'s ``orm_scorer`` (Step-GRPO's ``orm`` step reward): one rendered site judged by
+    ``site_input`` + ``judge_sites``, this reward's own scorer. The ORM folder is checked now.
+
+    Returns:
+        ``async (instruction, case dicts, html, visible text blocks, screenshot) -> float | None``.
+    """
+    check_orm_settings(settings)
+
+    async def score(
+        instruction: str, test_cases: list[dict[str, Any]], html: str, visible_text: list[str], image: Any
+    ) -> float | None:
+        shown = site_input(instruction, test_cases, html, visible_text, image)
+        return (await asyncio.to_thread(judge_sites, [shown], settings))[0]
+
+    return score
+
+
 def _cases(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         try:

@@ -8,8 +8,9 @@ Up to three components, each a score in [0, 1] or None ("could not judge", with 
 - gui: WebGen-Bench accuracy, the mean verdict of the task's test cases — structured cases (with ``expect``) by
   the :class:`~vcoder.gui.scripted.ScriptedPolicy`, natural-language ones (WebGen-Bench's) by a VLM GUI agent
   (:class:`~vcoder.gui.vlm_policy.VLMPolicy`) when one is given; cases nobody can run are left out.
-- orm (when ``orm_weight`` > 0 and an ORM is given): the outcome reward model's P(YES) for the rendered site, scored
-  by ``orm_reward``'s own code (:func:`vcoder.rewards.orm.judge_sites`).
+- orm (when ``orm_weight`` > 0 and an ``orm_scorer`` is given): the outcome reward model's P(YES) for the rendered
+  site, scored by the ``orm`` reward's own code (:func:`vcoder.rewards.orm.orm_site_scorer`; sites may not import
+  rewards, so the scorer is handed in, like ``reference_scorer``).
 
 A site with no ``index.html`` or whose page fails to render scores 0.0 where a component can judge (WebGen-Bench:
 a site that fails to start counts 0). The site is served from its snapshot folder (``base_dir``) at the pool's
@@ -39,7 +40,6 @@ from vcoder.sites.workspace import inline_site
 
 if TYPE_CHECKING:
     from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.rewards.settings import RewardSettings
     from vcoder.sites.records import EpisodeOptions, SiteTask
 
 logger = logging.getLogger(__name__)
@@ -53,6 +53,8 @@ SCRIPTED_EXPECT_MS = 5000
 REQUEST_EVENTS = ("request", "requestfinished", "requestfailed")
 #: ``(site as one document, reference HTML) -> score in [0, 1] or None``
 ReferenceScorer = Callable[[str, str], Awaitable[float | None]]
+#: ``(instruction, case dicts, entry page HTML, visible text blocks, screenshot) -> score in [0, 1] or None``
+SiteScorer = Callable[[str, list[dict[str, Any]], str, list[str], Any], Awaitable[float | None]]
 
 # resolves once the load event has passed, the pool's shim (init.js) has settled (no timer to fast-forward, no fetch
 # or XHR under way) and the DOM has not changed for quietMs, counted in short polls so that work queued by the page
@@ -222,8 +224,8 @@ class SiteGrader:
         verdict_log: a verdict log (JSONL) every grading that judged something is appended to (see
             :func:`vcoder.verdicts.writing.grades_record`); None: no log.
         verdict_source: the records' ``source``.
-        orm: the outcome reward model's settings (``orm_model`` and the other ``orm_*`` of ``RewardSettings``, checked
-            with ``check_orm_settings``) for the ``orm`` component; None leaves it unjudged.
+        orm_scorer: scores the rendered site for the ``orm`` component (``vcoder.rewards.orm.orm_site_scorer``: the
+            ``orm`` reward's ORM scorer); None leaves that component unjudged.
     """
 
     def __init__(
@@ -236,7 +238,7 @@ class SiteGrader:
         scripted: Policy | None = None,
         verdict_log: str | Path | None = None,
         verdict_source: str = "site_grading",
-        orm: RewardSettings | None = None,
+        orm_scorer: SiteScorer | None = None,
     ):
         if pool is None:
             from vcoder.rendering import get_default_pool
@@ -248,7 +250,7 @@ class SiteGrader:
         self.reference_scorer = reference_scorer
         self.scripted = scripted or ScriptedPolicy(expect_timeout_ms=SCRIPTED_EXPECT_MS)
         self.verdict_log, self.verdict_source = verdict_log, verdict_source
-        self.orm = orm
+        self.orm_scorer = orm_scorer
 
     async def grade(
         self,
@@ -300,10 +302,10 @@ class SiteGrader:
         return SiteGrades(screenshot, gui_score, rendered, cases, judge_reply, (*notes, *gui_notes), error, orm)
 
     async def _orm(self, html, rendered, task, options, notes) -> float | None:
-        """The outcome reward model's score of the rendered site (``orm_reward``'s scorer, in its ``site`` view)."""
+        """The ``orm_scorer``'s score of the rendered site (None, with a note, when it cannot judge)."""
         if options.orm_weight == 0:
             return None
-        if self.orm is None:
+        if self.orm_scorer is None:
             notes.append("orm not judged: no outcome reward model configured (orm_model)")
             return None
         if rendered is not None and rendered.infrastructure:
@@ -311,13 +313,9 @@ class SiteGrader:
             return None
         if html is None or rendered is None or not rendered.ok:
             return 0.0
-        from vcoder.rewards.orm import judge_sites, site_input
-
         cases = [{"task": c.task, "expected_result": c.expected_result} for c in task.test_cases]
-        shown = site_input(
-            task.instruction, cases, html, [b.text for b in rendered.layout.text_blocks], rendered.image
-        )
-        score = (await asyncio.to_thread(judge_sites, [shown], self.orm))[0]
+        texts = [b.text for b in rendered.layout.text_blocks]
+        score = await self.orm_scorer(task.instruction, cases, html, texts, rendered.image)
         if score is None:
             notes.append("orm not judged: the outcome reward model failed")
         return score

@@ -151,9 +151,13 @@ def test_the_orm_step_reward_is_checked_when_the_recipe_is_parsed(tmp_path, untr
     )
     assert script_args.episode_options().orm_weight == 5.0
     assert script_args.orm_settings().orm_model == str(untrained_orm)
+    from vcoder.pipelines.step_grpo.grading import build_grader
+
+    assert build_grader(script_args).orm_scorer is not None
     # off by default: no ORM needed, no ORM settings
     default = StepGRPOScriptArguments()
     assert default.episode_options().orm_weight == 0.0 and default.orm_settings() is None
+    assert build_grader(default).orm_scorer is None
 
 
 def test_cross_checks_with_the_trainer_config():

@@ -36,10 +36,15 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
     if args.gui_base_url:
         gui_agent = VLMPolicy(args.gui_base_url, args.gui_model, timeout_ms=args.gui_timeout_ms)
+    orm_scorer = None
+    if args.orm_weight > 0:
+        from vcoder.rewards.orm import orm_site_scorer
+
+        orm_scorer = orm_site_scorer(args.orm_settings())
     pool = get_default_pool(max_pages=args.render_max_pages)
     if args.dataset != "webgen_instruct":
         return SiteGrader(
-            pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log, orm=args.orm_settings()
+            pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log, orm_scorer=orm_scorer
         )
     from vcoder.chat import ChatClient
     from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
@@ -56,5 +61,5 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         judge=judge,
         gui_agent=gui_agent,
         verdict_log=args.verdict_log,
-        orm=args.orm_settings(),
+        orm_scorer=orm_scorer,
     )
