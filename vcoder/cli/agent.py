@@ -66,10 +66,15 @@ def _make_policy(args):
     if not args.base_url or not args.model:
         return None, "--policy vlm needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
-        from vcoder.gui.vlm_policy import VLMPolicy
+        from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
     except ImportError as exc:
         return None, f"the vlm policy is not available in this install ({exc}); use --policy scripted"
-    return VLMPolicy(base_url=args.base_url, model=args.model), None
+    # the request settings the rewards and the evaluations use (GUI_AGENT_DEFAULTS): only the server is a flag here
+    try:
+        endpoint = gui_endpoint(args, base_url=args.base_url, model=args.model)
+        return policy_from_endpoint(endpoint), None
+    except ValueError as exc:  # a URL that is not http(s)://
+        return None, str(exc)
 
 
 def run(args) -> int:

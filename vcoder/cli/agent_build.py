@@ -211,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
 
     from vcoder.chat import ChatClient, WatchedClient
     from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.gui.vlm_policy import VLMPolicy
+    from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
     from vcoder.rendering import BrowserPool
     from vcoder.sites.audit import AuditedGrader, check_endpoints
 
@@ -221,8 +221,10 @@ def run(args: argparse.Namespace) -> int:
             args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body
         )
         judge = ScreenshotJudge(*judge_at, max_retries=retries, extra_body=body) if judge_at else None
-        agent_client = ChatClient(*gui_at, max_retries=retries, extra_body=body) if gui_at else None
-        agent = VLMPolicy(client=WatchedClient(agent_client)) if agent_client else None
+        agent = None
+        if gui_at:
+            endpoint = gui_endpoint(args, max_retries=retries, extra_body=body)
+            agent = policy_from_endpoint(endpoint, wrap=WatchedClient)
     except ValueError as exc:  # a URL that is not http(s)://
         return _usage(str(exc))
     endpoints = {"--base-url": client}

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vcoder.chat import ChatClient, ChatError, WatchedClient
+from vcoder.chat import ChatClient, ChatError, WatchedClient, connect
+from vcoder.chat.endpoint import Endpoint
 from vcoder.eval.webgen_appearance import grade_appearance, scrolled_screenshots
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, protocol_entry, task_row
 from vcoder.gui.judge import ScreenshotJudge
-from vcoder.gui.vlm_policy import VLMPolicy
+from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
 from vcoder.gui.webvoyager import WebVoyagerPolicy
 from vcoder.sites.audit import AuditedGrader
 from vcoder.sites.episode import run_site_episode
@@ -116,13 +117,22 @@ class TaskRunner:
             )
         )
 
+    def _gui_endpoint(self) -> Endpoint:
+        """The GUI agent's endpoint: the run's ``gui_*`` fields, its shared ``max_retries`` and ``extra_body``, and
+        :data:`AGENT_CONCURRENCY` requests in flight."""
+        config = self.config
+        overrides = dict(
+            max_retries=config.max_retries, max_concurrency=AGENT_CONCURRENCY, extra_body=config.extra_body
+        )
+        return gui_endpoint(config, **overrides)
+
     def _agent(self, protocol: str) -> Any:
         """The GUI agent of ``protocol``: vcoder's VLM policy, or WebGen-Bench's WebVoyager."""
-        config = self.config
-        client = self._client(config.gui_base_url, config.gui_model, config.gui_timeout_ms)
+        endpoint = self._gui_endpoint()
         if protocol == "webgen-bench":
-            return WebVoyagerPolicy(client=client, max_iterations=config.gui_step_limit)
-        return VLMPolicy(client=client, max_tokens=config.gui_max_tokens)
+            client = WatchedClient(connect(endpoint))
+            return WebVoyagerPolicy(client=client, max_iterations=self.config.gui_step_limit)
+        return policy_from_endpoint(endpoint, wrap=WatchedClient)
 
     async def _build_and_test(self, task: SiteTask, folder: Path, instruments: _Instruments) -> dict[str, Any]:
         log = self.config.verdict_log

@@ -17,15 +17,26 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from vcoder.chat import ChatClient, ChatError, user_message
+from vcoder.chat.endpoint import Endpoint, connect
 from vcoder.gui.env import Action, GuiEnv, Observation, PageHung, draw_marks
 from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict
 from vcoder.gui.vlm_parse import ParsedAction, parse_action
+from vcoder.names import flat_name, from_flat
 
 logger = logging.getLogger(__name__)
+
+#: The GUI agent's request settings where a recipe or a CLI does not declare them, one set for every entry point
+#: (the ``gui_agent`` reward, Step-GRPO's grader, WebGen-Bench's task runner, ``vcoder agent test``). Retries: 0, one
+#: try per request: the case's deadline bounds every request anyway, and a retry storm against a dead or overloaded
+#: server only stalls a training step (a run that wants retries sets ``gui_max_retries`` / WebGen-Bench's
+#: ``max_retries``). A request's timeout is the ``gui_agent`` reward's, the same as a case's default deadline.
+GUI_AGENT_DEFAULTS = Endpoint(timeout_ms=20_000, max_retries=0, max_concurrency=4, max_tokens=256, temperature=0.0)
 
 SYSTEM_PROMPT = """You are a careful QA tester operating a web page in a browser to check whether a feature works.
 Each turn you get a screenshot in which every interactive element has a numbered box, the list of those elements, \
@@ -56,6 +67,8 @@ _SCROLL_UP_PX = "-600"
 class VLMPolicy(Policy):
     """Carry out natural-language test cases with a VLM behind an OpenAI-compatible endpoint.
 
+    Entry points build it from an ``Endpoint`` with :func:`policy_from_endpoint` (defaults: :data:`GUI_AGENT_DEFAULTS`).
+
     Args:
         base_url: server URL (vLLM, ``trl vllm-serve``, ``transformers serve``).
         model: model name the server serves.
@@ -78,11 +91,11 @@ class VLMPolicy(Policy):
         model: str | None = None,
         *,
         client: ChatClient | None = None,
-        timeout_ms: float = 60_000,
-        max_retries: int = 1,
-        max_concurrency: int = 4,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
+        timeout_ms: float = GUI_AGENT_DEFAULTS.timeout_ms,
+        max_retries: int = GUI_AGENT_DEFAULTS.max_retries,
+        max_concurrency: int = GUI_AGENT_DEFAULTS.max_concurrency,
+        max_tokens: int = GUI_AGENT_DEFAULTS.max_tokens,
+        temperature: float = GUI_AGENT_DEFAULTS.temperature,
         max_listed_elements: int = 60,
         history_turns: int = 15,
         extra_body: dict[str, Any] | None = None,
@@ -235,3 +248,36 @@ def describe(action: ParsedAction) -> str:
     if action.kind == "scroll":
         return f"scroll {action.direction or 'down'}"
     return action.kind
+
+
+def gui_endpoint(source: Any, **overrides: Any) -> Endpoint:
+    """The GUI agent's ``Endpoint`` from a recipe's flat ``gui_*`` fields (:func:`vcoder.names.from_flat`); a field the
+    recipe does not declare takes :data:`GUI_AGENT_DEFAULTS`, ``overrides`` win (a CLI's own flags).
+
+    Example:
+        >>> from vcoder.rewards.settings import RewardSettings
+        >>> gui_endpoint(RewardSettings(gui_base_url="http://127.0.0.1:8000", gui_model="m")).max_retries
+        0
+    """
+    declared = {f.name for f in dataclasses.fields(Endpoint) if hasattr(source, flat_name("gui", f.name))}
+    defaults = {f.name: getattr(GUI_AGENT_DEFAULTS, f.name) for f in dataclasses.fields(Endpoint)}
+    unset = {name: value for name, value in defaults.items() if name not in declared}
+    return from_flat("gui", Endpoint, source, **{**unset, **overrides})
+
+
+def policy_from_endpoint(
+    endpoint: Endpoint, *, client: Any | None = None, wrap: Callable[[ChatClient], Any] | None = None
+) -> VLMPolicy:
+    """The VLM GUI agent of ``endpoint`` (its client settings, reply budget and temperature), the one way every entry
+    point builds it.
+
+    Args:
+        endpoint: the agent's server and request settings (:func:`gui_endpoint` builds it from a recipe).
+        client: a client already made from ``endpoint`` (a shared one, or one under watch) instead of a new one.
+        wrap: applied to the new client (e.g. ``WatchedClient``, so a server failure is charged to its task).
+    """
+    if client is None:
+        client = connect(endpoint)
+        if wrap is not None:
+            client = wrap(client)
+    return VLMPolicy(client=client, max_tokens=endpoint.max_tokens, temperature=endpoint.temperature)

@@ -129,19 +129,27 @@ def _prepare(completion: Any, cases: Any, *, with_vlm: bool) -> tuple[Any, tuple
 
 
 @functools.lru_cache(maxsize=4)
-def _chat_client(base_url: str, model: str, timeout_ms: int):
-    from vcoder.chat import ChatClient
+def _chat_client(endpoint):
+    """One client per endpoint for the process (retries: ``GUI_AGENT_DEFAULTS``'s, one try per request)."""
+    from vcoder.chat import connect
 
-    # one try per request: the episode deadline bounds the case, a retry storm would only stall the step
-    return ChatClient(base_url, model, timeout_ms=timeout_ms, max_retries=0)
+    return connect(endpoint)
+
+
+def _agent(settings: RewardSettings):
+    """The VLM agent of the natural-language cases: a fresh watch over the shared client of the ``gui_*`` endpoint
+    (this page's endpoint failures, and no other page's)."""
+    from vcoder.chat import WatchedClient
+    from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
+
+    endpoint = gui_endpoint(settings)
+    return policy_from_endpoint(endpoint, client=WatchedClient(_chat_client(endpoint), owned=False))
 
 
 async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[float | None, tuple]:
     """The page's mean verdict and its ``(case, result)`` pairs; ``(None, ())`` when it could not be judged."""
-    from vcoder.chat import WatchedClient
     from vcoder.gui.runner import InfrastructureError, arun_cases
     from vcoder.gui.scripted import ScriptedPolicy
-    from vcoder.gui.vlm_policy import VLMPolicy
     from vcoder.rendering import get_default_pool
 
     scripted = [c for c in cases if c.scriptable]
@@ -160,10 +168,8 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     if scripted:
         runs.append(arun_cases(html, scripted, policy=ScriptedPolicy(), **limits))
     if spoken:
-        # a fresh watch over the shared client: this page's endpoint failures, and no other page's
-        shared = _chat_client(settings.gui_base_url, settings.gui_model, settings.gui_timeout_ms)
-        watched = WatchedClient(shared, owned=False)
-        policy = VLMPolicy(client=watched, max_tokens=settings.gui_max_tokens, temperature=settings.gui_temperature)
+        policy = _agent(settings)
+        watched = policy.client
         runs.append(arun_cases(html, spoken, policy=policy, **limits))
     try:
         outcomes = await asyncio.gather(*runs)

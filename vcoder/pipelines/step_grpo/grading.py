@@ -27,7 +27,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         A ``vcoder.sites.grading.SiteGrader`` (or its ``WrittenTestGrader`` subclass).
     """
     from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.gui.vlm_policy import VLMPolicy
+    from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
     from vcoder.rendering import get_default_pool
     from vcoder.sites.grading import SiteGrader
 
@@ -35,7 +35,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
     if args.judge_base_url:
         judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
     if args.gui_base_url:
-        gui_agent = VLMPolicy(args.gui_base_url, args.gui_model, timeout_ms=args.gui_timeout_ms)
+        gui_agent = policy_from_endpoint(gui_endpoint(args))
     orm_scorer = None
     if args.orm_weight > 0:
         from vcoder.rewards.orm import orm_site_scorer

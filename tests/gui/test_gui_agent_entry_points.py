@@ -1,0 +1,107 @@
+"""Every entry point builds the VLM GUI agent the same way (``policy_from_endpoint``): the same flat ``gui_*`` settings
+give the same client settings in the gui_agent reward, Step-GRPO's grader, WebGen-Bench's task runner and ``vcoder
+agent test`` / ``agent build``. Real objects on a loopback URL; no request is sent."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from vcoder.chat import ChatClient, WatchedClient
+from vcoder.gui.vlm_policy import GUI_AGENT_DEFAULTS, VLMPolicy, gui_endpoint
+
+URL, MODEL = "http://127.0.0.1:9", "vlm"
+
+
+def _settings(policy: VLMPolicy) -> dict:
+    """What a GUI agent asks with: the client under any watch, its transport, and the per-call settings."""
+    assert isinstance(policy, VLMPolicy)
+    client = policy.client
+    while isinstance(client, WatchedClient):
+        client = client.client
+    assert isinstance(client, ChatClient)
+    t = client.transport
+    return {
+        "base_url": t.base_url,
+        "model": client.model,
+        "timeout_ms": t.timeout_ms,
+        "max_retries": t.max_retries,
+        "max_concurrency": t.max_concurrency,
+        "extra_body": client.extra_body,
+        "max_tokens": policy.max_tokens,
+        "temperature": policy.temperature,
+    }
+
+
+def _reward(**flat) -> VLMPolicy:
+    from vcoder.rewards import gui
+    from vcoder.rewards.settings import RewardSettings
+
+    return gui._agent(RewardSettings(**flat))
+
+
+def _step_grpo(**flat) -> VLMPolicy:
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+    from vcoder.pipelines.step_grpo.grading import build_grader
+
+    return build_grader(StepGRPOScriptArguments(**flat)).gui_agent
+
+
+def _webgen(**flat) -> VLMPolicy:
+    from vcoder.eval.webgen_config import WebGenConfig
+    from vcoder.eval.webgen_task import TaskRunner
+
+    config = WebGenConfig(base_url=URL, model="builder", **flat)
+    builder = ChatClient(URL, "builder")
+    return TaskRunner(config=config, out=Path("unused"), pool=None, builder=builder)._agent("vcoder")
+
+
+def _agent_test(gui_base_url, gui_model) -> VLMPolicy:
+    from vcoder.cli.agent import _make_policy
+
+    policy, problem = _make_policy(argparse.Namespace(policy="vlm", base_url=gui_base_url, model=gui_model))
+    assert problem is None
+    return policy
+
+
+def test_every_entry_point_builds_the_same_gui_agent():
+    flat = {"gui_base_url": URL, "gui_model": MODEL}
+    built = {
+        "gui_agent reward": _settings(_reward(**flat)),
+        "step_grpo build_grader": _settings(_step_grpo(**flat)),
+        # WebGen-Bench declares its own budgets (a 120 s request, 2 retries for all its servers): given the
+        # reward's, it builds the same agent
+        "webgen task runner": _settings(_webgen(**flat, gui_timeout_ms=20_000, max_retries=0)),
+        "agent test": _settings(_agent_test(**flat)),
+    }
+    expected = {
+        "base_url": f"{URL}/v1",
+        "model": MODEL,
+        "timeout_ms": 20_000.0,
+        "max_retries": 0,
+        "max_concurrency": 4,
+        "extra_body": {},
+        "max_tokens": 256,
+        "temperature": 0.0,
+    }
+    assert built == dict.fromkeys(built, expected)
+    assert GUI_AGENT_DEFAULTS.max_retries == 0 and VLMPolicy(URL, MODEL).client.transport.max_retries == 0
+
+
+def test_declared_gui_fields_reach_the_client():
+    flat = {"gui_base_url": URL, "gui_model": MODEL, "gui_timeout_ms": 12_345}
+    assert _settings(_reward(**flat, gui_max_tokens=77, gui_temperature=0.5))["timeout_ms"] == 12_345
+    assert _settings(_reward(**flat, gui_max_tokens=77, gui_temperature=0.5))["max_tokens"] == 77
+    assert _settings(_step_grpo(**flat))["timeout_ms"] == 12_345
+    webgen = _settings(_webgen(**flat, gui_max_tokens=77, max_retries=2, extra_body={"top_k": 1}))
+    assert (webgen["timeout_ms"], webgen["max_tokens"], webgen["max_retries"]) == (12_345, 77, 2)
+    assert webgen["extra_body"] == {"top_k": 1}
+    # a field no recipe declares keeps the one default; an override wins
+    assert gui_endpoint(argparse.Namespace(gui_base_url=URL, gui_model=MODEL)) == GUI_AGENT_DEFAULTS.replace(
+        base_url=URL, model=MODEL
+    )
+    assert gui_endpoint(argparse.Namespace(gui_max_retries=5), base_url=URL, model=MODEL).max_retries == 5
+    with pytest.raises(ValueError, match="give both or neither"):
+        gui_endpoint(argparse.Namespace(gui_base_url=URL))
