@@ -148,6 +148,7 @@ def run_phase(
         predict: a success predictor for candidates (default: by ``config.predictor``).
         heldout_before: the start policy's held-out result (the previous phase's; None: measured here).
     """
+    from vcoder.models.train_loop import run_training
     from vcoder.pipelines.curriculum.config import parse_train_recipe
     from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_label_records
     from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder, successes, summarise
@@ -197,7 +198,8 @@ def run_phase(
         advantages=[buffer[i]["score"] - buffer[i].get("baseline", 0.0) for i in kept],
     )
     logger.info("phase %d: %d tasks, replay %s, reference %s", phase, len(pool), replay, reference)
-    result = trainer.train()
+    # the shared run loop; the policy is saved below, merged, after the held-out measure (not by the loop)
+    result = run_training(trainer, save_state=False)
     replay["used_as_rl"] = len(trainer.replay_used) if config.replay_mode == "rl" else 0
     if measure is not None:
         heldout_after = measure(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
@@ -273,7 +275,7 @@ def run_phase(
         "heldout_before": heldout_before,
         "heldout": heldout_after,
         "webrl": _webrl_details(trainer) if config.algorithm == "webrl" else None,
-        "train": {"global_step": trainer.state.global_step, "train_runtime": result.metrics.get("train_runtime")},
+        "train": {"global_step": trainer.state.global_step, "train_runtime": result["train_runtime"]},
         "next_pool_size": len(next_pool),
         "replay_buffer_size": len(new_buffer),
         "wall_s": round(time.perf_counter() - t0, 1),

@@ -82,12 +82,9 @@ async def _episodes(tasks, policy, pool, config, repeats: int = 1):
 
 def load_policy(path: str, config: WebAgentConfig):
     """The model and tokenizer of ``path`` on the recipe's device, in its dtype, in eval mode."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from vcoder.models.loading import load_policy as load
 
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, config.dtype)).to(config.device)
-    model.eval()
-    return model, AutoTokenizer.from_pretrained(path)
+    return load(path, kind="causal_lm", dtype=config.dtype, device=config.device, eval_mode=True)
 
 
 def _template(task: WebTask) -> str:
