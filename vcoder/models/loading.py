@@ -100,7 +100,7 @@ def check_model_folder(
         name: a local folder or a hub id.
         recipe: a YAML recipe whose header comments name the command that makes the folder.
         what: how the message names the setting.
-        need_config: also refuse a folder without ``config.json``.
+        need_config: also refuse a folder without ``config.json`` (or a PEFT adapter's ``adapter_config.json``).
 
     Raises:
         ModelFolderError: the folder is missing (the message names the command that makes it, when known) or, with
@@ -109,7 +109,8 @@ def check_model_folder(
     path = os.path.expanduser(str(name))
     where = os.path.abspath(path)
     if os.path.isdir(path):
-        if need_config and not os.path.isfile(os.path.join(path, "config.json")):
+        saved = any(os.path.isfile(os.path.join(path, f)) for f in ("config.json", "adapter_config.json"))
+        if need_config and not saved:
             raise ModelFolderError(
                 f"{what}={name!r} has no config.json; point it at a folder written by save_pretrained (a run's "
                 "output_dir or a checkpoint-N folder)",
