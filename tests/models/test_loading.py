@@ -89,3 +89,21 @@ def test_lora_adapters_load_from_their_folder_and_save_merged(tiny_vlm_dir, tmp_
     assert not isinstance(merged, PeftModel)
     with torch.no_grad():
         assert torch.allclose(merged(input_ids=ids).logits, want, atol=1e-5)
+
+
+def test_no_module_loads_a_policy_its_own_way():
+    # one loading path: a new evaluator or trainer that calls the Auto classes itself would skip the folder check
+    # and the caller's dtype/device (docstring examples, `>>>`, are allowed)
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[2] / "vcoder"
+    pattern = re.compile(r"(Auto(Model\w*|Processor|Tokenizer)|PeftModel)\.from_pretrained\(")
+    found = [
+        f"{path.relative_to(package)}:{n}"
+        for path in package.rglob("*.py")
+        if path.name != "loading.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line) and ">>>" not in line
+    ]
+    assert not found, f"load models with vcoder.models.loading, not from_pretrained: {found}"
