@@ -89,3 +89,22 @@ def test_the_text_policy_grades_working_and_broken_pages_from_the_text_observati
 def test_a_failing_text_agent_endpoint_gives_none_not_zero():
     dead = asyncio.run(text_reward(f"http://127.0.0.1:{dead_port()}")([fenced(WORKING)], test_cases=[[SPOKEN]]))
     assert dead == [None]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_vcoder_agent_test_runs_the_text_policy(tmp_path, capsys):
+    from vcoder.cli import main
+
+    page, cases = tmp_path / "counter.html", tmp_path / "cases.json"
+    page.write_text(WORKING)
+    cases.write_text(json.dumps([SPOKEN]))
+    args = ["agent", "test", str(page), "--cases", str(cases), "--policy", "text", "--json", "--model", "web-agent"]
+    assert main(args[:-2]) == 2
+    assert "--policy text needs --base-url URL and --model NAME" in capsys.readouterr().err
+    with WebAgentServer() as server:
+        assert main([*args, "--base-url", server.base_url]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["score"] == 1.0 and out["cases"][0]["verdict"] == "YES" and out["cases"][0]["steps_taken"] == 1
+    assert len(server.prompts) == 2
