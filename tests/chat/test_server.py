@@ -147,3 +147,17 @@ def test_the_served_model_is_the_gui_agent_rewards_text_policy(served, pool):
     (result,), score = run_cases(PAGE, [SPOKEN], policy=agent, pool=pool, deadline_ms=60_000)
     assert (result.verdict.value, score) == ("NO", 0.0)
     assert result.error == "no verdict within 2 actions"
+
+
+def test_a_port_in_use_is_a_one_line_error_before_the_model_loads(tmp_path, capsys):
+    import socket
+
+    from vcoder.cli import main
+
+    (tmp_path / "config.json").write_text("{}")  # never read: the port is taken first
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert main(["serve", str(tmp_path), "--port", str(taken.getsockname()[1])]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("vcoder serve: error: cannot listen on 127.0.0.1:") and "\n" not in err

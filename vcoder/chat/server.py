@@ -215,14 +215,16 @@ class ChatServer(ThreadingHTTPServer):
     ``/v1``). Use it as ``http.server`` servers are used (``serve_forever``, ``shutdown``, ``server_close``).
 
     Args:
-        generator: what answers.
+        generator: what answers (set before serving when None).
         model_name: the name requests must give as ``model`` (and ``/v1/models`` lists).
         host, port: where to listen (port 0: a free one; ``base_url`` says which).
     """
 
     daemon_threads = True
 
-    def __init__(self, generator: Generator, model_name: str, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+    def __init__(
+        self, generator: Generator | None, model_name: str, *, host: str = "127.0.0.1", port: int = 8000
+    ) -> None:
         self.generator, self.model_name = generator, model_name
         self.created = int(time.time())
         super().__init__((host, port), _Handler)
@@ -245,8 +247,17 @@ class ChatServer(ThreadingHTTPServer):
             FileNotFoundError: no such model folder (a one-line message).
             OSError: the address is in use.
         """
-        generator = Generator.load(model_dir, device=device, max_prompt_tokens=max_prompt_tokens, system=system)
-        return cls(generator, model_name or str(model_dir), host=host, port=port)
+        check_model_dir(model_dir)
+        # bind first: a port in use is reported before seconds of model loading
+        server = cls(None, model_name or str(model_dir), host=host, port=port)
+        try:
+            server.generator = Generator.load(
+                model_dir, device=device, max_prompt_tokens=max_prompt_tokens, system=system
+            )
+        except BaseException:
+            server.server_close()
+            raise
+        return server
 
     @property
     def base_url(self) -> str:

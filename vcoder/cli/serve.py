@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import sys
 
@@ -45,6 +46,10 @@ def _error(message: str, code: int = 2) -> int:
     return code
 
 
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def run(args) -> int:
     from vcoder.chat.server import ChatServer, check_model_dir
 
@@ -67,9 +72,11 @@ def run(args) -> int:
             system=args.system,
         )
     except OSError as exc:
-        return _error(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); pick another --port", 1)
-    except ValueError as exc:  # no chat template, an unknown device
-        return _error(str(exc))
+        if exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            return _error(f"cannot listen on {args.host}:{args.port} ({exc.strerror}); pick another --port/--host", 1)
+        return _error(f"cannot load the model in {args.model_dir}: {_first_line(exc)}")  # transformers' OSErrors
+    except (ValueError, RuntimeError) as exc:  # no chat template, an unknown device
+        return _error(_first_line(exc))
     # the one line a script waits for (the port, when --port 0 picked one)
     print(f"vcoder serve: {server.model_name!r} at {server.base_url}", file=sys.stderr, flush=True)
     logging.getLogger(__name__).info("serving %s", args.model_dir)
