@@ -35,6 +35,7 @@ CHANGED = {
     "gui_model": "agent",
     "gui_max_tokens": 64,
     "gui_temperature": 0.5,
+    "gui_policy": "text",
     "judge_base_url": "http://127.0.0.1:9",
     "judge_model": "judge",
     "judge_timeout_ms": 5000,
