@@ -196,3 +196,39 @@ def test_step_grpo_phase_replays_past_successes_as_rl_data(tiny_vlm_dir, tmp_pat
     assert second["replay"] == {"kept": 2, "dropped_easy": 0, "dropped_unlikely": 0, "used_as_rl": 2}
     details = json.loads((tmp_path / "run" / "phase_1" / "details.json").read_text())
     assert len(details["replay_nll"]) == 1 and details["replay_nll"][0] > 0
+
+
+@pytest.mark.browser
+def test_rollout_records_what_the_batch_trained_on(tiny_vlm_dir, tmp_path):
+    """A real Step-GRPO batch (scripted replies, Chromium grading, screenshot feedback to the VLM policy): each
+    recorded trajectory holds the batch's completion ids, env mask and per-token advantages, and scoring it again
+    (screenshots reloaded from their PNG files) gives the log-probabilities of the batch's own forward pass."""
+    import torch
+
+    from tests.pipelines.step_grpo.test_batch import make_trainer, rollout
+
+    torch.set_num_threads(1)
+    trainer = make_trainer(str(tiny_vlm_dir), tmp_path / "vlm", "--feedback_images", "true")
+    trainer.trajectory_log = {}
+    out, _ = rollout(trainer, [["partial", "full"], ["prose", "partial"]])
+    assert len(trainer.trajectory_log) == 2
+    ids = torch.cat([out["prompt_ids"], out["completion_ids"]], 1)
+    mask = torch.cat([out["prompt_mask"], out["completion_mask"]], 1)
+    vision = {k: out[k] for k in ("pixel_values", "image_grid_thw", "num_images", "mm_token_type_ids")}
+    with torch.no_grad():
+        batch_logps, _, _ = trainer._get_per_token_logps_and_entropies(
+            trainer.model, ids, mask, out["completion_ids"].shape[1], **vision
+        )
+    for b, data in enumerate(trainer.trajectory_log.values()):
+        recorded = RecordedTrajectory.from_dict(data)
+        n = len(recorded.completion_ids)
+        assert recorded.completion_ids == out["completion_ids"][b, :n].tolist()
+        assert recorded.model_mask() == out["tool_mask"][b, :n].tolist()
+        assert recorded.token_advantages() == pytest.approx(out["advantages"][b, :n].tolist())
+        # trajectory 0's screenshot after turn 1 (a malformed turn gets no screenshot: trajectory 1 has none)
+        assert len(recorded.images) == out["num_images"][b] == [1, 0][b]
+        assert all(os.path.isfile(path) for path in recorded.images)
+        with torch.no_grad():
+            again = trainer.recorded_logps(trainer.model, recorded)
+        model = torch.tensor(recorded.model_mask(), dtype=torch.bool)
+        torch.testing.assert_close(again[model], batch_logps[b, :n][model], rtol=1e-4, atol=1e-5)
