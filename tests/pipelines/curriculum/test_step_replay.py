@@ -203,6 +203,8 @@ def test_rollout_records_what_the_batch_trained_on(tiny_vlm_dir, tmp_path):
     """A real Step-GRPO batch (scripted replies, Chromium grading, screenshot feedback to the VLM policy): each
     recorded trajectory holds the batch's completion ids, env mask and per-token advantages, and scoring it again
     (screenshots reloaded from their PNG files) gives the log-probabilities of the batch's own forward pass."""
+    import json
+
     import torch
 
     from tests.pipelines.step_grpo.test_batch import make_trainer, rollout
@@ -220,7 +222,7 @@ def test_rollout_records_what_the_batch_trained_on(tiny_vlm_dir, tmp_path):
             trainer.model, ids, mask, out["completion_ids"].shape[1], **vision
         )
     for b, data in enumerate(trainer.trajectory_log.values()):
-        recorded = RecordedTrajectory.from_dict(data)
+        recorded = RecordedTrajectory.from_dict(json.loads(data))
         n = len(recorded.completion_ids)
         assert recorded.completion_ids == out["completion_ids"][b, :n].tolist()
         assert recorded.model_mask() == out["tool_mask"][b, :n].tolist()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -113,7 +114,7 @@ def successes(
 ) -> list[dict[str, Any]]:
     """Replay items of the successful rollouts: ``{"task", "completion", "score", "baseline", "phase"}``, plus
     ``"trajectory"`` (Step-GRPO: the trainer's record of its tokens and step advantages, from ``trajectories`` by the
-    record's ``episode`` key; None when it was not recorded).
+    record's ``episode`` key, a mapping or its JSON text; None when it was not recorded).
 
     ``baseline`` is the mean score of the task's rollouts in the phase (the group GRPO compared it with), so
     ``score - baseline`` is the advantage the rollout was recorded with (replayed as RL data, ``replay_mode: rl``).
@@ -129,8 +130,12 @@ def successes(
             "score": r["score"],
             "baseline": math.fsum(groups[r["task_id"]]) / len(groups[r["task_id"]]),
             "phase": phase,
-            **({"trajectory": trajectories.get(r.get("episode"))} if trajectories is not None else {}),
+            **({"trajectory": _decoded(trajectories.get(r.get("episode")))} if trajectories is not None else {}),
         }
         for r in records
         if r["task_id"] in by_id and r["score"] >= threshold
     ]
+
+
+def _decoded(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value

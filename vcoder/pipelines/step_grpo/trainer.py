@@ -15,14 +15,15 @@ What it changes in TRL 1.16, and how:
   live in the completion, where TRL's rollout path does not look for images, so they are handed to the forward
   passes TRL makes before the loss (old/reference logprobs); the loss's own pass gets them from the batch.
 
-For replay (the curriculum), setting ``trajectory_log`` to a dict records every trained trajectory as a
-:class:`~vcoder.pipelines.step_grpo.recorded.RecordedTrajectory` under its ``episode_key`` (an extra rollout field
+For replay (the curriculum), setting ``trajectory_log`` to a dict records every trained trajectory (the JSON text of a
+:class:`~vcoder.pipelines.step_grpo.recorded.RecordedTrajectory`) under its ``episode_key`` (an extra rollout field
 TRL hands to the rewards, so a reward's caller can join its records to these), and :meth:`recorded_logps` scores a
 recorded trajectory with the same forward pass as the loss.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from typing import Any
@@ -119,8 +120,9 @@ class StepGRPOTrainer(GRPOTrainer):
         self._vision: dict[str, Any] | None = None
         self._keys: list[str] = []
         self._episodes = 0
-        #: None: nothing recorded; a dict: every trained trajectory's record by its episode key (see the docstring)
-        self.trajectory_log: dict[str, dict[str, Any]] | None = None
+        #: None: nothing recorded; a dict: every trained trajectory's record (JSON text of
+        #: ``RecordedTrajectory.to_dict()``) by its episode key (see the module docstring)
+        self.trajectory_log: dict[str, str] | None = None
         super().__init__(
             model=model,
             reward_funcs=[site_final_reward],
@@ -266,7 +268,7 @@ class StepGRPOTrainer(GRPOTrainer):
                 advantages=list(own),
                 images=paths,
             )
-            self.trajectory_log[key] = record.to_dict()
+            self.trajectory_log[key] = json.dumps(record.to_dict())  # text: a phase's ids as ints cost 5x more
 
     def recorded_logps(self, model: Any, recorded: RecordedTrajectory) -> torch.Tensor:
         """The policy's log-probability of each completion token of a recorded trajectory (1-D), through the loss's
