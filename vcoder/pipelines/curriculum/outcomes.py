@@ -3,8 +3,9 @@
 WebRL judges the rollouts of a phase and feeds its failures to the task writer; here the rollouts are the
 trainer's own: :class:`OutcomeRecorder` wraps the reward that decides success (one-shot GRPO: ``success_reward``;
 Step-GRPO: the episode's final reward, 0-10 scaled to 0-1) and records ``(task id, completion, score)`` per
-completion (Step-GRPO: and the trajectory's ``episode`` key), passing the values through unchanged. A rollout succeeds when its score is >= the threshold; the
-phase's ``success_rate`` is the share of successful rollouts; a task failed when its mean score is below it.
+completion (Step-GRPO: and the trajectory's ``episode`` key), passing the values through unchanged. A rollout
+succeeds when its score is >= the threshold; the phase's ``success_rate`` is the share of successful rollouts; a task
+failed when its mean score is below it.
 """
 
 from __future__ import annotations

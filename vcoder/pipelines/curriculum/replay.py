@@ -1,10 +1,11 @@
 """WebRL's replay: past successes, filtered by the current policy's confidence, trained on again in the phase.
 
 The buffer keeps every rollout of earlier phases whose score reached the success threshold (newest first, at most
-``replay_max_items``): ``{"task", "completion", "score", "baseline", "phase"}``. At the start of a phase each one is
-re-scored by the phase's starting policy (the previous phase's final one): the per-token geometric-mean probability
-``exp(mean log p)`` of its completion. (a Step-GRPO trajectory: over the model's tokens, feedback excluded). WebRL's filter keeps those in ``(0.5, 0.95]``: above 0.95 the policy already
-does it (``dropped_easy``, nothing to learn), at or below 0.5 it is too far from what the policy would do now
+``replay_max_items``): ``{"task", "completion", "score", "baseline", "phase"}`` (Step-GRPO: and ``"trajectory"``).
+At the start of a phase each one is re-scored by the phase's starting policy (the previous phase's final one): the
+per-token geometric-mean probability ``exp(mean log p)`` of its completion (a Step-GRPO trajectory: of the model's
+tokens, feedback excluded). WebRL's filter keeps those in ``(0.5, 0.95]``: above 0.95 the policy already does it
+(``dropped_easy``, nothing to learn), at or below 0.5 it is too far from what the policy would do now
 (``dropped_unlikely``, off-policy enough to hurt).
 
 Two forms (``replay_mode``), both added on every training step over ``replay_batch_size`` kept samples (cycled),
@@ -102,7 +103,8 @@ def recorded_trajectory(item: dict[str, Any]):
 
 def trajectory_probs(trainer, trajectories: Sequence[Any]) -> list[float | None]:
     """Per-token geometric-mean probability ``exp(mean log p)`` of each recorded Step-GRPO trajectory's model tokens
-    under the trainer's policy (feedback tokens excluded; None for a missing trajectory or one without model tokens)."""
+    under the trainer's policy (feedback tokens excluded; None for a missing trajectory or one without model
+    tokens)."""
     import math
 
     import torch
