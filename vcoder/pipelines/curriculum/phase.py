@@ -201,7 +201,7 @@ def run_phase(
         advantages=[buffer[i]["score"] - buffer[i].get("baseline", 0.0) for i in kept],
         trajectories=[recorded[i] for i in kept] if recorded is not None else None,
     )
-    if config.trainer == "step_grpo":
+    if config.trainer == "step_grpo" and config.replay_weight > 0:
         trainer.trajectory_log = {}  # this phase's trajectories, for the next phases' replay
     logger.info("phase %d: %d tasks, replay %s, reference %s", phase, len(pool), replay, reference)
     result = trainer.train()
@@ -239,7 +239,7 @@ def run_phase(
     else:
         grown = grow_pool(config, phase, pool, summary, predict=predict or kind_predictor(summary), writer=writer)
     next_pool = [*pool, *grown["accepted"]]
-    trajectories = trainer.trajectory_log if config.trainer == "step_grpo" else None
+    trajectories = (trainer.trajectory_log or {}) if config.trainer == "step_grpo" else None
     found = successes(records, pool, threshold=config.success_threshold, phase=phase, trajectories=trajectories)
     new_buffer = grow_buffer(buffer, found, max_items=config.replay_max_items)
     write_jsonl(folder / "next_pool.jsonl", next_pool)
