@@ -3,19 +3,31 @@ messages bad input gets."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
-import sys
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def vcoder(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vcoder", "orm", *args], capture_output=True, text=True, timeout=timeout
-    )
+def vcoder(*args: str) -> subprocess.CompletedProcess:
+    """``vcoder orm ARGS`` run by ``vcoder.cli.main`` in this process, with its stdout and stderr: what is tested is
+    the command, not a fresh interpreter, and each subprocess cost seconds of torch/transformers imports."""
+    import torch
+
+    from vcoder.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    threads = torch.get_num_threads()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["orm", *args])
+    finally:
+        torch.set_num_threads(threads)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -70,21 +82,7 @@ def test_check_train_score_report(log, trained, tmp_path):
     assert again["heldout"]["site"]["accuracy"] == pytest.approx(report["heldout"]["site"]["accuracy"])
 
 
-@pytest.mark.timeout(600)
-def in_process(capsys):
-    """``vcoder orm ARGS`` run by ``vcoder.cli.main`` in this process, as ``(exit status, stderr)``: the calls that
-    fail on their input before any work share one import of the CLI (a subprocess each cost seconds of imports)."""
-    from vcoder.cli import main
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        code = main(["orm", *args])
-        return subprocess.CompletedProcess(args, code, "", capsys.readouterr().err)
-
-    return run
-
-
-def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path, capsys):
-    vcoder = in_process(capsys)
+def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path):
     lines = log.read_text().splitlines()
     bad = json.loads(lines[1])
     del bad["score"]
