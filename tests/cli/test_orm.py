@@ -3,31 +3,18 @@ messages bad input gets."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 
 import pytest
 
+from tests.inprocess import vcoder as run_vcoder
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def vcoder(*args: str) -> subprocess.CompletedProcess:
-    """``vcoder orm ARGS`` run by ``vcoder.cli.main`` in this process, with its stdout and stderr: what is tested is
-    the command, not a fresh interpreter, and each subprocess cost seconds of torch/transformers imports."""
-    import torch
-
-    from vcoder.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    threads = torch.get_num_threads()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["orm", *args])
-    finally:
-        torch.set_num_threads(threads)
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+    return run_vcoder("orm", *args)  # in this process: one import of torch/transformers, not one per command
 
 
 @pytest.fixture(scope="module")

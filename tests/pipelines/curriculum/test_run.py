@@ -4,8 +4,6 @@ folder from another config is refused with the difference."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import signal
@@ -15,6 +13,7 @@ import time
 
 import pytest
 
+from tests.inprocess import vcoder
 from tests.pipelines.runs import ROOT, run_env
 
 RECIPE = os.path.join(ROOT, "configs", "curriculum", "tiny_cpu.yaml")
@@ -56,16 +55,6 @@ def _cmd(model, out, *extra):
     sets += ["phases=2", *SMOKE, *extra]
     cmd = [sys.executable, "-m", "vcoder", "curriculum", "run", "--config", RECIPE, "--out", str(out)]
     return cmd + [arg for s in sets for arg in ("--set", s)]
-
-
-def _in_process(*argv: str) -> subprocess.CompletedProcess:
-    """``vcoder ARGV`` run by ``vcoder.cli.main`` in this process, with its stdout and stderr."""
-    from vcoder.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 def _report(out, k):
@@ -134,14 +123,14 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
     assert summary["complete"] and summary["phases"] == reports
     assert summary["final_model"] == str(out / "phase_1" / "model")
 
-    plot = _in_process("plot", str(out))
+    plot = vcoder("plot", str(out))
     assert plot.returncode == 0, plot.stderr
     result = json.loads(plot.stdout)
     assert result["phases"] == [0, 1] and result["pool_size"] == [6, reports[1]["pool_size"]]
     assert open(result["png"], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
     # refused before any work: in this process (a subprocess cost seconds of imports; the kill above needed one)
-    other = _in_process(*_cmd(tiny_vlm_dir, out, "band_high=0.6")[3:])
+    other = vcoder(*_cmd(tiny_vlm_dir, out, "band_high=0.6")[3:])
     assert other.returncode == 2
     assert "made by another curriculum config (band_high: 0.75 -> 0.6)" in other.stderr
 
