@@ -66,10 +66,8 @@ def test_from_python():
 
 
 @pytest.fixture(scope="module")
-def orm_dir(tiny_vlm_dir, tmp_path_factory):
-    from vcoder.orm.model import make_orm
-
-    return str(make_orm(tiny_vlm_dir, tmp_path_factory.mktemp("orm") / "orm", image_width=64))
+def orm_dir(untrained_orm):
+    return str(untrained_orm)  # the session's untrained ORM (tests/conftest.py), built once per run
 
 
 @pytest.mark.parametrize("name", sorted(set(available_rewards())))
