@@ -113,6 +113,38 @@ def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts,
     return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
 
 
+def _filtered_bc(config: WebAgentConfig, phase: int, model, tokenizer, rollouts, buffer):
+    """``algorithm: filtered_bc``: the NLL of the successful episodes' actions and of the replayed steps the start
+    policy's confidence keeps; returns ``(fresh buffer items, replay counts, train stats)``."""
+    import math
+
+    fresh = [item for e in rollouts for item in replay_items(e, phase=phase)]
+    samples = [(item["task"], item["completion"]) for item in fresh]
+    replay = {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
+    if buffer:
+        confidence = completion_logprobs(
+            model,
+            tokenizer,
+            [(b["task"], b["completion"]) for b in buffer],
+            max_prompt_tokens=config.max_prompt_tokens,
+            system=config.system_prompt,
+        )
+        kept, replay = replay_filter([math.exp(c) for c in confidence], low=config.replay_low, high=config.replay_high)
+        samples += [(buffer[i]["task"], buffer[i]["completion"]) for i in kept]
+    train = train_nll(
+        model,
+        tokenizer,
+        samples,
+        epochs=config.epochs,
+        learning_rate=config.learning_rate,
+        batch_size=config.batch_size,
+        max_prompt_tokens=config.max_prompt_tokens,
+        seed=config.seed * 100 + phase,
+        system=config.system_prompt,
+    )
+    return fresh, replay, train
+
+
 def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, buffer, start: str, before):
     """One phase (see the module docstring); returns its report."""
     from vcoder.rendering import BrowserPool
@@ -131,34 +163,18 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         if before is None:
             before = success_table(asyncio.run(_episodes(heldout, greedy, browser, config)))
         rollouts = asyncio.run(_episodes(pool, sampled, browser, config, config.rollouts_per_task))
-        fresh = [item for e in rollouts for item in replay_items(e, phase=phase)]
-        samples = [(item["task"], item["completion"]) for item in fresh]
-        replay = {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
-        if buffer:
-            confidence = completion_logprobs(
-                model,
-                tokenizer,
-                [(b["task"], b["completion"]) for b in buffer],
-                max_prompt_tokens=config.max_prompt_tokens,
-                system=config.system_prompt,
-            )
-            import math
+        webrl = None
+        if config.algorithm == "webrl":
+            from vcoder.pipelines.web_agent.webrl_phase import webrl_update
 
-            kept, replay = replay_filter(
-                [math.exp(c) for c in confidence], low=config.replay_low, high=config.replay_high
-            )
-            samples += [(buffer[i]["task"], buffer[i]["completion"]) for i in kept]
-        train = train_nll(
-            model,
-            tokenizer,
-            samples,
-            epochs=config.epochs,
-            learning_rate=config.learning_rate,
-            batch_size=config.batch_size,
-            max_prompt_tokens=config.max_prompt_tokens,
-            seed=config.seed * 100 + phase,
-            system=config.system_prompt,
-        )
+            previous = run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None
+            webrl = webrl_update(
+                config, folder, phase, model, tokenizer, rollouts, buffer, pool=pool, heldout=heldout,
+                browser=browser, previous_critic=previous,
+            )  # fmt: skip
+            fresh, replay, train = webrl["fresh"], webrl["replay"], webrl["train"]
+        else:
+            fresh, replay, train = _filtered_bc(config, phase, model, tokenizer, rollouts, buffer)
         model.save_pretrained(folder / "model")
         tokenizer.save_pretrained(folder / "model")
         heldout_episodes = asyncio.run(_episodes(heldout, greedy, browser, config))
@@ -167,7 +183,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
     write_jsonl((verdict_record(e, meta={"phase": phase}).to_dict() for e in rollouts), folder / "verdicts.jsonl")
     new_buffer = [*fresh, *buffer][: config.replay_max_items]
     write_jsonl(new_buffer, folder / "replay_buffer.jsonl")
-    next_pool = grow_pool(config, phase, pool, rollouts, heldout)
+    next_pool = webrl["next_pool"] if webrl else grow_pool(config, phase, pool, rollouts, heldout)
     write_jsonl((t.to_dict() for t in next_pool), folder / "next_pool.jsonl")
     report = {
         "phase": phase,
@@ -183,9 +199,14 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         "accepted": len(next_pool) - len(pool),
         "generated": len(next_pool) - len(pool),
         "rejected": {},
-        "algorithm": "filtered_bc",
+        "algorithm": config.algorithm,
+        "reference_model": start if config.algorithm == "webrl" else None,
         "wall_s": round(time.perf_counter() - t0, 1),
     }
+    if webrl:
+        report.update(critic=webrl["critic"], candidates=webrl["candidates"])
+        report["generated"] = webrl["candidates"]["probed"]
+        report["rejected"] = {"critic_band": webrl["candidates"]["probed"] - webrl["candidates"]["accepted"]}
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     logger.info(
         "phase %d: held-out %s -> %s, rollouts %s", phase, before["success"], after["success"], report["success_rate"]
