@@ -167,3 +167,16 @@ def test_a_webrl_phase_on_real_sites(tiny_lm, tmp_path):
     assert all(0.0 <= v <= 1.0 for v in report["candidates"]["predicted_success"])
     assert (tmp_path / "phase_0" / "critic.pt").is_file() and (tmp_path / "phase_0" / "model").is_dir()
     assert report["heldout_success"] is not None
+
+
+def test_the_webrl_recipe_parses():
+    import os
+
+    import yaml
+
+    path = os.path.join(
+        os.path.dirname(__file__), "..", "..", "configs", "curriculum", "web_agent_tiny_cpu_webrl.yaml"
+    )
+    with open(path) as f:
+        config = WebAgentConfig.from_dict(yaml.safe_load(f))
+    assert config.algorithm == "webrl" and config.critic_learning_rate == 1e-3 and config.device == "cpu"

@@ -8,15 +8,19 @@ filtered by the start policy's confidence (WebRL's window ``(0.5, 0.95]``) -> th
 actions -> held-out success of the new policy (``heldout_success``, per site and per evaluator type) -> new task
 instances of the templates whose success rate lies in WebRL's band [0.05, 0.75] -> the pool of phase k+1.
 
-The update is WebRL's actor step in its binary-outcome form without a critic: with a 0/1 outcome reward and no
-baseline, the policy gradient is the likelihood gradient of the successful episodes' actions (every other sample has
-reward 0); WebRL's KL-regularised objective with a critic (``algorithm: webrl`` of the site curriculum) is not ported
-to multi-step browsing here. Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an
-evaluator, so the ORM is not needed to label them; every episode is appended to ``phase_<k>/verdicts.jsonl`` (the
-ORM's training input) all the same.
+Two updates (``algorithm``). ``filtered_bc``: the NLL of the successful episodes' actions (and of the kept replay),
+i.e. the policy gradient of a 0/1 outcome reward without a baseline or a reference; no critic. ``webrl``: WebRL's
+actor-critic objective on every step of the phase's episodes (:mod:`.webrl`, :mod:`.webrl_phase`): Monte Carlo
+returns (gamma 0.9), a double critic on the reference's features, the binarised advantage, the actor loss with adaptive
+beta against the phase's start policy (the previous phase's: ``reference_model`` in the report), replayed successes as
+RL data, and the critic's predicted success of new task instances in place of the template band.
+
+Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an evaluator, so the ORM is not
+needed to label them; every episode is appended to ``phase_<k>/verdicts.jsonl`` (the ORM's training input) all the
+same.
 
 Files: ``tasks/heldout.json`` and ``tasks/train.json`` (WebArena's template), per phase ``pool.jsonl``,
-``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, ``report.json`` (written last: a
+``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, (webrl) ``critic.pt``, ``report.json`` (written last: a
 complete phase), and ``curriculum.json``. A rerun skips complete phases.
 """
 
@@ -206,7 +210,11 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
     if webrl:
         report.update(critic=webrl["critic"], candidates=webrl["candidates"])
         report["generated"] = webrl["candidates"]["probed"]
-        report["rejected"] = {"critic_band": webrl["candidates"]["probed"] - webrl["candidates"]["accepted"]}
+        candidates = webrl["candidates"]
+        report["rejected"] = {
+            "critic_band": candidates["probed"] - candidates["in_band"],
+            "over_limit": candidates["in_band"] - candidates["accepted"],
+        }
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     logger.info(
         "phase %d: held-out %s -> %s, rollouts %s", phase, before["success"], after["success"], report["success_rate"]

@@ -168,8 +168,8 @@ def webrl_update(
     critic.cpu().eval()
     critic.save(folder / "critic.pt")
     values = critic.values(candidate_features).tolist() if probed else []
-    accepted = [t for (t, _), v in zip(probed, values) if config.band_low <= v <= config.band_high]
-    accepted = accepted[: config.new_tasks_per_phase]
+    in_band = [t for (t, _), v in zip(probed, values) if config.band_low <= v <= config.band_high]
+    accepted = in_band[: config.new_tasks_per_phase]
     base = max(int(t.task_id) for t in pool) + 1
     next_pool = [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(accepted))]
     return {
@@ -180,6 +180,7 @@ def webrl_update(
         "next_pool": next_pool,
         "candidates": {
             "probed": len(probed),
+            "in_band": len(in_band),
             "accepted": len(accepted),
             "predicted_success": [round(v, 4) for v in values],
         },
