@@ -91,6 +91,7 @@ def tiny_lm(tmp_path_factory):
     return build_tiny_lm(tmp_path_factory.mktemp("webrl-lm") / "lm", size="tiny", corpus=corpus)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_trainer_computes_webrl_loss_and_raises_the_credited_actions(tiny_lm, tmp_path):
     import torch
@@ -136,16 +137,17 @@ def test_the_trainer_computes_webrl_loss_and_raises_the_credited_actions(tiny_lm
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_a_webrl_phase_on_real_sites(tiny_lm, tmp_path):
+def test_webrl_phases_on_real_sites(tiny_lm, tmp_path):
     from vcoder.pipelines.web_agent.run import run_web_curriculum
 
     config = WebAgentConfig(
         model_name_or_path=str(tiny_lm),
         sites=("shop",),
-        train_per_site=2,
+        train_per_site=1,
         heldout_per_site=1,
-        phases=1,
+        phases=2,
         rollouts_per_task=2,
         step_budget=3,
         max_prompt_tokens=256,
@@ -160,10 +162,13 @@ def test_a_webrl_phase_on_real_sites(tiny_lm, tmp_path):
     report = json.loads((tmp_path / "phase_0" / "report.json").read_text())
     assert report == summary["phases"][0]
     assert report["algorithm"] == "webrl" and report["reference_model"] == str(tiny_lm)
-    # 2 tasks x 2 rollouts, up to 3 steps each: every step is a transition the critic was fitted on
-    assert 4 <= report["critic"]["transitions"] <= 12 and report["critic"]["steps"] >= 1
+    # the next phase's reference is this phase's policy
+    assert summary["phases"][1]["reference_model"] == str(tmp_path / "phase_0" / "model")
+    # 1 task x 2 rollouts, up to 3 steps each: every step is a transition the critic was fitted on
+    assert 2 <= report["critic"]["transitions"] <= 6 and report["critic"]["steps"] >= 1
     assert report["train"]["steps"] >= 1 and report["train"]["loss_first"] is not None
     assert report["candidates"]["probed"] == 3 and report["accepted"] == 1  # band [0, 1] keeps every value
+    assert report["rejected"] == {"critic_band": 0, "over_limit": 2} and summary["phases"][1]["pool_size"] == 2
     assert all(0.0 <= v <= 1.0 for v in report["candidates"]["predicted_success"])
     assert (tmp_path / "phase_0" / "critic.pt").is_file() and (tmp_path / "phase_0" / "model").is_dir()
     assert report["heldout_success"] is not None
