@@ -185,3 +185,22 @@ def test_the_webrl_recipe_parses():
     with open(path) as f:
         config = WebAgentConfig.from_dict(yaml.safe_load(f))
     assert config.algorithm == "webrl" and config.critic_learning_rate == 1e-3 and config.device == "cpu"
+
+
+def test_a_run_folder_from_before_the_algorithm_settings_still_resumes(tmp_path):
+    import dataclasses
+
+    from vcoder.pipelines.web_agent.run import LATER_DEFAULTS, run_web_curriculum
+
+    config = WebAgentConfig(sites=("shop",), train_per_site=1, heldout_per_site=1, phases=1)
+    assert {k: getattr(config, k) for k in LATER_DEFAULTS} == LATER_DEFAULTS  # the defaults an old folder means
+    old = {k: v for k, v in config.to_dict().items() if k not in LATER_DEFAULTS}
+    (tmp_path / "config.json").write_text(json.dumps({"config": old}))
+    (tmp_path / "phase_0").mkdir()
+    report = {"phase": 0, "heldout_success_before": 0.0, "heldout_success": 0.0, "heldout": {"success": 0.0}}
+    (tmp_path / "phase_0" / "report.json").write_text(json.dumps(report))
+    (tmp_path / "phase_0" / "next_pool.jsonl").write_text("")
+    (tmp_path / "phase_0" / "replay_buffer.jsonl").write_text("")
+    assert run_web_curriculum(config, tmp_path)["complete"]  # the complete phase is read, nothing reruns
+    with pytest.raises(ValueError, match="another web_agent config"):
+        run_web_curriculum(dataclasses.replace(config, algorithm="webrl"), tmp_path)

@@ -42,6 +42,9 @@ from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, trai
 
 logger = logging.getLogger(__name__)
 
+#: settings added after run folders existed, and the values an older folder's config.json means
+LATER_DEFAULTS = {"algorithm": "filtered_bc", "critic_learning_rate": 1e-3, "critic_epochs": 1.0}
+
 
 def split_tasks(config: WebAgentConfig) -> tuple[list[WebTask], list[WebTask]]:
     """``(train, heldout)``: held-out instances first, then training instances whose intents differ from them."""
@@ -233,7 +236,8 @@ def run_web_curriculum(config: WebAgentConfig, run_dir: str | Path, *, stop_afte
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     saved = run_dir / "config.json"
-    if saved.exists() and json.loads(saved.read_text())["config"] != config.to_dict():
+    # a folder made before the algorithm settings existed was made by filtered_bc with their defaults
+    if saved.exists() and {**LATER_DEFAULTS, **json.loads(saved.read_text())["config"]} != config.to_dict():
         raise ValueError(f"{run_dir} was made by another web_agent config; pass a new --out")
     saved.write_text(json.dumps({"config": config.to_dict()}, indent=1) + "\n")
     train, heldout = split_tasks(config)
