@@ -3,16 +3,15 @@
 Shared infrastructure: the GUI agent's VLM policy, the screenshot judge and the prediction runner all talk to their
 models through ``ChatClient``; ``user_message`` and ``image_data_url`` build the OpenAI message format. Modules:
 ``messages`` (message and URL helpers), ``errors`` (the ``ChatError`` family), ``transport`` (HTTP, retries),
-``client`` (the chat API), ``endpoint`` (the ``Endpoint`` value object every served model is described by), ``watched`` (a client whose failed requests are recorded, for graders);
-``server``, the other side: a small OpenAI-compatible server of a local causal LM (``vcoder serve``; torch and
-transformers load only when a model does).
+``client`` (the chat API), ``endpoint`` (the ``Endpoint`` value object every served model is described by), ``watched`` (a client whose failed requests are recorded, for graders).
+The other side, a small OpenAI-compatible server of a local causal LM (``vcoder serve``), is ``vcoder.models.server``:
+it loads models through ``vcoder.models.loading``.
 """
 
 from vcoder.chat.client import ChatClient, ChatResponse
 from vcoder.chat.endpoint import Endpoint, connect
 from vcoder.chat.errors import BadResponse, ChatError, RequestFailed, ServerUnreachable, UnknownModel
 from vcoder.chat.messages import image_data_url, normalize_base_url, user_message
-from vcoder.chat.server import ChatServer
 from vcoder.chat.watched import WatchedClient
 
 __all__ = [
@@ -20,7 +19,6 @@ __all__ = [
     "ChatClient",
     "ChatError",
     "ChatResponse",
-    "ChatServer",
     "Endpoint",
     "RequestFailed",
     "ServerUnreachable",

@@ -51,7 +51,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def run(args) -> int:
-    from vcoder.chat.server import ChatServer, check_model_dir
+    from vcoder.models.server import ChatServer, check_model_dir
 
     if args.max_prompt_tokens is not None and args.max_prompt_tokens <= 0:
         return _error(f"--max-prompt-tokens {args.max_prompt_tokens} must be positive")

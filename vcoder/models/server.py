@@ -115,13 +115,14 @@ class Generator:
         """Load a saved model folder (``float32`` on CPU, ``bfloat16`` on CUDA); ``options`` as the constructor's."""
         folder = check_model_dir(model_dir)
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from vcoder.models.loading import load_model, load_processor
 
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-        tokenizer = AutoTokenizer.from_pretrained(folder)
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype).to(device).eval()
+        tokenizer = load_processor(folder, kind="causal_lm")
+        model = load_model(folder, kind="causal_lm", dtype=dtype, device=device, eval_mode=True)
         return cls(model, tokenizer, **options)
 
     def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
