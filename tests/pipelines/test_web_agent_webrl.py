@@ -171,6 +171,7 @@ def test_webrl_phases_on_real_sites(tiny_lm, tmp_path):
     assert report["rejected"] == {"critic_band": 0, "over_limit": 2} and summary["phases"][1]["pool_size"] == 2
     assert all(0.0 <= v <= 1.0 for v in report["candidates"]["predicted_success"])
     assert (tmp_path / "phase_0" / "critic.pt").is_file() and (tmp_path / "phase_0" / "model").is_dir()
+    assert (tmp_path / "phase_0" / "trainer" / "trainer_state.json").is_file()  # TRL's run loop, its log history
     assert report["heldout_success"] is not None
 
 
