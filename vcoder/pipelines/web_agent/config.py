@@ -54,7 +54,7 @@ class WebAgentConfig:
     )
     sft_size: str = field(default="small", metadata=_help("Size of the tiny SFT base (vcoder.models.tiny.SIZES)."))
     sft_split_digits: bool = field(
-        default=True, metadata=_help("The tiny SFT base's tokenizer keeps digits apart (ids are copied digit by digit).")
+        default=True, metadata=_help("The tiny SFT base's tokenizer keeps digits apart (ids copied digit by digit).")
     )
     sft_epochs: float = field(default=3.0, metadata=_help("Passes of the SFT start over the demonstrations."))
     sft_learning_rate: float = field(default=2e-3, metadata=_help("AdamW learning rate of the SFT start."))
