@@ -8,8 +8,9 @@ differs, and is an argument: a recipe saves through ``trainer.save_model`` (adap
 across processes under DeepSpeed/FSDP), the ORM saves a merged, plain model folder. Like :mod:`.loading` it sits in
 ``vcoder.models`` so that ``vcoder.orm``, below the pipelines, can use it.
 
-The web agent's phases (``vcoder.pipelines.web_agent``) train with their own small NLL loop on a causal LM, not a
-TRL trainer, so they use :mod:`.loading` but not this loop.
+The web agent's WebRL phases (``vcoder.pipelines.web_agent.webrl_phase``) run their trainer through it too; its
+filtered-BC phases train with a small NLL loop on a causal LM (``web_agent.lm.train_nll``), not a TRL trainer, so
+they use :mod:`.loading` but not this loop.
 """
 
 from __future__ import annotations

@@ -117,6 +117,7 @@ def webrl_update(
     import torch
     from datasets import Dataset
 
+    from vcoder.models.train_loop import run_training
     from vcoder.pipelines.web_agent.lm import completion_logprobs
 
     opts = {"max_prompt_tokens": config.max_prompt_tokens, "system": config.system_prompt}
@@ -153,7 +154,7 @@ def webrl_update(
             critic_learning_rate=config.critic_learning_rate,
             critic_epochs=config.critic_epochs,
         )
-        trainer.train()
+        run_training(trainer, save_state=False)  # the shared run loop; the phase saves the policy itself
         losses = trainer.webrl_stats.get("actor_loss", [])
         train = {
             "steps": len(losses),
