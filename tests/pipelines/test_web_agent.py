@@ -62,3 +62,18 @@ def test_the_web_agent_recipes_parse(name):
     else:  # WebRL's hyperparameters
         assert (config.learning_rate, config.sft_learning_rate, config.temperature) == (1e-6, 1e-5, 1.0)
         assert config.dtype == "bfloat16" and config.system_prompt
+
+
+def test_a_phase_rolls_out_a_seeded_draw_of_the_pool():
+    from vcoder.pipelines.web_agent.run import rollout_tasks
+
+    config = WebAgentConfig(train_per_site=6, heldout_per_site=2, rollout_tasks=5, seed=3)
+    pool, _ = split_tasks(config)
+    drawn = rollout_tasks(config, 1, pool)
+    assert len(drawn) == 5 and all(t in pool for t in drawn)
+    assert [t.task_id for t in drawn] == sorted(t.task_id for t in drawn)  # pool order
+    assert drawn == rollout_tasks(config, 1, pool) and drawn != rollout_tasks(config, 2, pool)
+    assert rollout_tasks(WebAgentConfig(rollout_tasks=0), 1, pool) == pool
+    assert rollout_tasks(WebAgentConfig(rollout_tasks=len(pool) + 1), 1, pool) == pool
+    with pytest.raises(ValueError, match="rollout_tasks"):
+        WebAgentConfig(rollout_tasks=-1)

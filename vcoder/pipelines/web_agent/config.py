@@ -31,6 +31,9 @@ class WebAgentConfig:
     heldout_per_site: int = field(default=5, metadata=_help("Held-out tasks per site (never trained on)."))
     phases: int = field(default=3, metadata=_help("Curriculum phases."))
     rollouts_per_task: int = field(default=2, metadata=_help("Sampled episodes per pool task per phase."))
+    rollout_tasks: int = field(
+        default=0, metadata=_help("Pool tasks drawn (seeded) for a phase's rollouts; 0: the whole pool.")
+    )
     temperature: float = field(default=1.0, metadata=_help("Sampling temperature of the rollouts."))
     step_budget: int = field(default=8, metadata=_help("Actions per episode (exit included)."))
     learning_rate: float = field(default=5e-4, metadata=_help("AdamW learning rate of a phase's update."))
@@ -54,6 +57,9 @@ class WebAgentConfig:
         default="tiny", metadata=_help("SFT start: 'tiny' (built offline) or a model folder / hub id.")
     )
     sft_size: str = field(default="small", metadata=_help("Size of the tiny SFT base (vcoder.models.tiny.SIZES)."))
+    sft_split_digits: bool = field(
+        default=False, metadata=_help("The tiny SFT base's tokenizer keeps digits apart (ids copied digit by digit).")
+    )
     sft_epochs: float = field(default=3.0, metadata=_help("Passes of the SFT start over the demonstrations."))
     sft_learning_rate: float = field(default=2e-3, metadata=_help("AdamW learning rate of the SFT start."))
     dtype: str = field(default="float32", metadata=_help("torch dtype the policy is loaded in (bfloat16 on GPUs)."))
@@ -75,6 +81,8 @@ class WebAgentConfig:
     def __post_init__(self) -> None:
         if self.trainer != "web_agent":
             raise ValueError(f"trainer={self.trainer!r}: this recipe is for trainer: web_agent")
+        if self.rollout_tasks < 0:
+            raise ValueError(f"rollout_tasks={self.rollout_tasks!r} must be >= 0 (0: the whole pool)")
         for name in ("train_per_site", "heldout_per_site", "phases", "rollouts_per_task", "step_budget", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")

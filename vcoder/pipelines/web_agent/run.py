@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -117,6 +118,15 @@ def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts,
     return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
 
 
+def rollout_tasks(config: WebAgentConfig, phase: int, pool: list[WebTask]) -> list[WebTask]:
+    """The pool tasks a phase samples episodes on: ``rollout_tasks`` of them drawn with the run's seed and the phase
+    (in pool order), or the whole pool when ``rollout_tasks`` is 0 or not smaller than it."""
+    if not config.rollout_tasks or config.rollout_tasks >= len(pool):
+        return list(pool)
+    rng = random.Random(f"rollouts:{config.seed}:{phase}")
+    return sorted(rng.sample(pool, config.rollout_tasks), key=lambda t: int(t.task_id))
+
+
 def _filtered_bc(config: WebAgentConfig, phase: int, model, tokenizer, rollouts, buffer):
     """``algorithm: filtered_bc``: the NLL of the successful episodes' actions and of the replayed steps the start
     policy's confidence keeps; returns ``(fresh buffer items, replay counts, train stats)``."""
@@ -166,7 +176,8 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
     with BrowserPool(max_pages=1) as browser:
         if before is None:
             before = success_table(asyncio.run(_episodes(heldout, greedy, browser, config)))
-        rollouts = asyncio.run(_episodes(pool, sampled, browser, config, config.rollouts_per_task))
+        tasks = rollout_tasks(config, phase, pool)
+        rollouts = asyncio.run(_episodes(tasks, sampled, browser, config, config.rollouts_per_task))
         webrl = None
         if config.algorithm == "webrl":
             from vcoder.pipelines.web_agent.webrl_phase import webrl_update
@@ -192,6 +203,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
     report = {
         "phase": phase,
         "pool_size": len(pool),
+        "rollout_tasks": len(tasks),
         "success_rate": success_table(rollouts)["success"],
         "rollouts": success_table(rollouts),
         "heldout_success_before": before["success"],

@@ -62,7 +62,7 @@ def sft_start(config: WebAgentConfig, out: str | Path) -> dict[str, Any]:
         from vcoder.models.tiny_lm import build_tiny_lm
 
         corpus = [m["content"] for r in rows for m in r["messages"]] * 2
-        build_tiny_lm(out, size=size, corpus=corpus, seed=config.seed)
+        build_tiny_lm(out, size=size, corpus=corpus, seed=config.seed, split_digits=config.sft_split_digits)
         base = str(out)
     model, tokenizer = load_policy(base, config)
     train = train_nll(
