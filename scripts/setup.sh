@@ -48,8 +48,8 @@ echo "[setup] front-end assets (npm)" >&2
 $PY -m vcoder assets install
 
 echo "[setup] offline npm cache for Bolt projects (vcoder/sites/npm_cache.py: the Bolt template, WebGen-Bench apps)" >&2
-$PY -m vcoder.sites.npm_cache fill >/dev/null
+$PY -m vcoder assets npm-fill >/dev/null
 # the build sandbox mounts a private tmpfs here for each build (vcoder/sites/build.py); needs root to run at all
 if [ "$(id -u)" = 0 ]; then mkdir -p /var/lib/vcoder/build && chmod 0755 /var/lib/vcoder /var/lib/vcoder/build; fi
 
-echo "[setup] done: $($PY -m vcoder assets check) $($PY -m vcoder.sites.npm_cache check)" >&2
+echo "[setup] done: $($PY -m vcoder assets check) $($PY -m vcoder assets npm-check)" >&2

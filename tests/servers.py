@@ -112,6 +112,20 @@ def start_transformers_serve(model_dir: Path, workdir: Path, *, deadline_s: floa
     return ServedModel(f"http://127.0.0.1:{port}", str(model_dir), log_path, proc)
 
 
+def start_vcoder_serve(model_dir: Path, workdir: Path, *flags: str, deadline_s: float = 120.0) -> ServedModel:
+    """Start ``vcoder serve MODEL_DIR FLAGS...`` (the real CLI) on a free loopback port and wait until /health answers;
+    ``base_url`` ends in ``/v1``, ``model`` is MODEL_DIR (what the server is asked for without ``--model-name``)."""
+    port = free_port()
+    log_path = workdir / f"vcoder-serve-{port}.log"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env.setdefault("OMP_NUM_THREADS", "1")  # other engineers share the 2 cores
+    cmd = [sys.executable, "-m", "vcoder", "serve", str(model_dir), "--port", str(port), *flags]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    _wait_ready(f"http://127.0.0.1:{port}/health", proc, log_path, deadline_s)
+    return ServedModel(f"http://127.0.0.1:{port}/v1", str(model_dir), log_path, proc)
+
+
 def stop_server(server: ServedModel) -> None:
     _stop(server.process)
 

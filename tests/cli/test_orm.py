@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
+
+from tests.inprocess import vcoder as run_vcoder
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def vcoder(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vcoder", "orm", *args], capture_output=True, text=True, timeout=timeout
-    )
+def vcoder(*args: str) -> subprocess.CompletedProcess:
+    return run_vcoder("orm", *args)  # in this process: one import of torch/transformers, not one per command
 
 
 @pytest.fixture(scope="module")
@@ -70,21 +69,7 @@ def test_check_train_score_report(log, trained, tmp_path):
     assert again["heldout"]["site"]["accuracy"] == pytest.approx(report["heldout"]["site"]["accuracy"])
 
 
-@pytest.mark.timeout(600)
-def in_process(capsys):
-    """``vcoder orm ARGS`` run by ``vcoder.cli.main`` in this process, as ``(exit status, stderr)``: the calls that
-    fail on their input before any work share one import of the CLI (a subprocess each cost seconds of imports)."""
-    from vcoder.cli import main
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        code = main(["orm", *args])
-        return subprocess.CompletedProcess(args, code, "", capsys.readouterr().err)
-
-    return run
-
-
-def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path, capsys):
-    vcoder = in_process(capsys)
+def test_bad_input_gets_a_clear_message(log, tiny_vlm_dir, untrained_orm, tmp_path):
     lines = log.read_text().splitlines()
     bad = json.loads(lines[1])
     del bad["score"]

@@ -16,6 +16,7 @@ import time
 import pytest
 
 from tests.eval.webgen_servers import RoutedServer
+from tests.inprocess import vcoder
 from tests.servers import dead_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -222,10 +223,9 @@ def test_configuration_errors_exit_2_and_write_nothing(tmp_path):
     write_tasks(tmp_path / "tasks.jsonl", TASKS)
     with RoutedServer() as server:
         dead = f"http://127.0.0.1:{dead_port()}"
-        cmd = command(tmp_path, server, "--max-retries", "0")
-        unreachable = subprocess.run(
-            [*cmd, "--gui-base-url", dead], capture_output=True, text=True, timeout=120
-        )  # the last --gui-base-url wins
+        cmd = command(tmp_path, server, "--max-retries", "0")[3:]  # without `python -m vcoder`
+        # refused before any work: in this process (a subprocess each cost seconds of imports)
+        unreachable = vcoder(*cmd, "--gui-base-url", dead)  # the last --gui-base-url wins
         assert unreachable.returncode == 2, unreachable.stderr
         assert "--gui-base-url: cannot reach the OpenAI-compatible server at " + dead in unreachable.stderr
         assert "vllm serve" in unreachable.stderr and "nothing was written" in unreachable.stderr
@@ -235,9 +235,9 @@ def test_configuration_errors_exit_2_and_write_nothing(tmp_path):
             (["--judge-url", dead], "--judge-base-url and --judge-model go together"),
             (["--ids", "t-ok,nope"], "no task with id 'nope'"),
         ]:
-            proc = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=120)
+            proc = vcoder(*cmd, *extra)
             assert proc.returncode == 2 and message in proc.stderr, (extra, proc.stderr)
         (tmp_path / "tasks.jsonl").write_text(json.dumps(TASKS[0]) + "\n" + '{"id": "2", "instruction": ""}\n')
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        proc = vcoder(*cmd)
         assert proc.returncode == 2 and "tasks.jsonl line 2: 'instruction' must be a non-empty string" in proc.stderr
         assert not (tmp_path / "out").exists()

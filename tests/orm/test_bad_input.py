@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
 
+from tests.inprocess import vcoder
 from tests.orm.test_verdicts import good_line, record
 from vcoder.orm.model import NotAnORMError, OutcomeRewardModel
 from vcoder.orm.train import BaseModelError, TrainOptions, train_orm
@@ -17,7 +17,8 @@ from vcoder.verdicts.log import VerdictLog
 
 
 def vcoder_orm(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vcoder", "orm", *args], capture_output=True, text=True, timeout=300)
+    # in this process (an exception would fail the test, as a traceback on stderr does): no import per call
+    return vcoder("orm", *args)
 
 
 @pytest.fixture

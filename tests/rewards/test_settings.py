@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import pytest
 
+from tests.inprocess import vcoder
 from vcoder.rewards import RewardSettings, available_rewards, build_reward
 from vcoder.rewards.settings import parse_weights
 
@@ -35,6 +34,7 @@ CHANGED = {
     "gui_model": "agent",
     "gui_max_tokens": 64,
     "gui_temperature": 0.5,
+    "gui_policy": "text",
     "judge_base_url": "http://127.0.0.1:9",
     "judge_model": "judge",
     "judge_timeout_ms": 5000,
@@ -66,10 +66,8 @@ def test_from_python():
 
 
 @pytest.fixture(scope="module")
-def orm_dir(tiny_vlm_dir, tmp_path_factory):
-    from vcoder.orm.model import make_orm
-
-    return str(make_orm(tiny_vlm_dir, tmp_path_factory.mktemp("orm") / "orm", image_width=64))
+def orm_dir(untrained_orm):
+    return str(untrained_orm)  # the session's untrained ORM (tests/conftest.py), built once per run
 
 
 @pytest.mark.parametrize("name", sorted(set(available_rewards())))
@@ -181,13 +179,14 @@ def test_vcoder_score_takes_every_parameter_as_a_flag(tmp_path):
     ref = to_html(make_page(8, n_blocks=3))
     (tmp_path / "ref.html").write_text(ref)
     (tmp_path / "pred.html").write_text(ref)
-    base = [sys.executable, "-m", "vcoder", "score", "--ref", str(tmp_path / "ref.html")]
+    # in this process: the flags are what is tested, and a subprocess each cost seconds of imports
+    base = ["score", "--ref", str(tmp_path / "ref.html")]
     base += ["--pred", str(tmp_path / "pred.html"), "--rewards", "visual,block"]
-    only_block = subprocess.run(base + ["--visual-weights", "block=1"], capture_output=True, text=True, timeout=300)
+    only_block = vcoder(*base, "--visual-weights", "block=1")
     assert only_block.returncode == 0, only_block.stderr
     assert json.loads(only_block.stdout)["rewards"] == {"visual": 1.0, "block": 1.0}
-    typo = subprocess.run(base + ["--visual-weights", "blok=1"], capture_output=True, text=True, timeout=300)
+    typo = vcoder(*base, "--visual-weights", "blok=1")
     assert typo.returncode == 2 and "did you mean 'block'" in typo.stderr
-    help_text = subprocess.run(base[:4] + ["--help"], capture_output=True, text=True, timeout=120).stdout
+    help_text = vcoder(*base[:1], "--help").stdout
     for name in CHANGED:
         assert "--" + name.replace("_", "-") in help_text, name

@@ -1,15 +1,18 @@
 """Policies beyond the scripted solver: a served model (OpenAI-compatible), and the web agent as a GUI test-case
 policy, so a trained browsing agent can grade pages where the ``gui_agent`` reward's VLM policy does today.
 
-``ChatPolicy`` asks an endpoint (vLLM, ``trl vllm-serve``, ``transformers serve``) for each step's action.
+``ChatPolicy`` asks an endpoint (``vcoder serve``, vLLM, ``trl vllm-serve``) for each step's action.
 ``WebAgentCasePolicy`` is a :class:`vcoder.gui.policy.Policy`: a WebGen-Bench test case (``task`` +
 ``expected_result``) becomes the intent "carry this out, then answer YES / PARTIAL / NO", the agent plays it on the
-case's page with WebRL's observation and actions, and its ``exit`` message is the verdict.
+case's page with WebRL's observation and actions, and its ``exit`` message is the verdict (no ``exit`` within the
+budget, or no verdict in it: NO, as the VLM policy's missing verdict is). :func:`web_agent_from_endpoint` builds it
+for an endpoint, the one way the ``gui_agent`` reward (``gui_policy: text``) and ``vcoder agent test --policy text``
+do.
 
 Example (grading a page's cases with a served agent)::
 
     from vcoder.gui.runner import run_cases
-    policy = WebAgentCasePolicy(ChatPolicy(Endpoint("http://127.0.0.1:8000/v1", "web-agent")))
+    policy = web_agent_from_endpoint(Endpoint("http://127.0.0.1:8000/v1", "web-agent"))
     results, _ = run_cases(html, cases, policy=policy)
 """
 
@@ -32,14 +35,21 @@ class ChatPolicy:
 
     Args:
         endpoint: where the model answers (its ``max_tokens`` / ``temperature`` are used per request).
+        client: a client already made from ``endpoint`` (a shared one, or a ``WatchedClient`` whose failures a
+            grader reads) instead of one made at the first request.
     """
 
     name = "chat"
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, *, client: Any | None = None) -> None:
         if not endpoint.configured:
             raise ValueError("ChatPolicy needs an endpoint with base_url and model")
-        self.endpoint, self._client = endpoint, None
+        self.endpoint, self._client = endpoint, client
+
+    @property
+    def client(self) -> Any:
+        """The chat client (None until the first request when none was given)."""
+        return self._client
 
     async def act(self, messages: list[dict[str, str]]) -> str:
         if self._client is None:
@@ -84,3 +94,18 @@ class WebAgentCasePolicy(Policy):
         close = getattr(self.agent, "aclose", None)
         if close is not None:
             await close()
+
+
+def web_agent_from_endpoint(
+    endpoint: Endpoint, *, client: Any | None = None, step_budget: int = 15
+) -> WebAgentCasePolicy:
+    """The GUI test-case policy played by the web agent served at ``endpoint`` (its reply budget and temperature per
+    step), as :func:`vcoder.gui.vlm_policy.policy_from_endpoint` builds the VLM one.
+
+    Args:
+        endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint` builds it from
+            a recipe's ``gui_*`` fields).
+        client: a client already made from ``endpoint`` (e.g. a ``WatchedClient``, so a server failure is seen).
+        step_budget: WebRL actions per case (``Search`` is two of the GUI environment's actions).
+    """
+    return WebAgentCasePolicy(ChatPolicy(endpoint, client=client), step_budget=step_budget)

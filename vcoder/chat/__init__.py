@@ -4,6 +4,8 @@ Shared infrastructure: the GUI agent's VLM policy, the screenshot judge and the 
 models through ``ChatClient``; ``user_message`` and ``image_data_url`` build the OpenAI message format. Modules:
 ``messages`` (message and URL helpers), ``errors`` (the ``ChatError`` family), ``transport`` (HTTP, retries),
 ``client`` (the chat API), ``endpoint`` (the ``Endpoint`` value object every served model is described by), ``watched`` (a client whose failed requests are recorded, for graders).
+The other side, a small OpenAI-compatible server of a local causal LM (``vcoder serve``), is ``vcoder.models.server``:
+it loads models through ``vcoder.models.loading``.
 """
 
 from vcoder.chat.client import ChatClient, ChatResponse

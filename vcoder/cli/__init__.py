@@ -23,6 +23,7 @@ from vcoder.cli import (
     quickstart,
     render,
     score,
+    serve,
     train,
 )
 from vcoder.names import respell_flags
@@ -42,6 +43,7 @@ COMMANDS = {
     "assets": assets,
     "orm": orm,
     "curriculum": curriculum,
+    "serve": serve,
 }
 
 

@@ -1,5 +1,5 @@
-"""``vcoder agent test`` (GUI test cases on a page, scripted or VLM policy) and ``vcoder agent build`` (a site-building
-episode, :mod:`vcoder.cli.agent_build`)."""
+"""``vcoder agent test`` (GUI test cases on a page: scripted, VLM or web-agent policy) and ``vcoder agent build``
+(a site-building episode, :mod:`vcoder.cli.agent_build`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 DESCRIPTION = """Run test cases on an HTML page in hermetic Chromium (fresh page per case) and print the verdicts.
 CASES.json is a list of cases (or {"test_cases": [...]}), each {"task", "expected_result", "task_category",
 "steps": [{"action", "target", "value"}], "expect": [{"target", "text"|"value"|"visible"|"count"}]}; the scripted
-policy needs "expect", the vlm policy reads "task" and "expected_result".
+policy needs "expect"; the vlm policy (a VLM over marked screenshots) and the text policy (the web agent: WebRL's
+text observation and actions, e.g. a model trained by `vcoder curriculum run` behind `vcoder serve`) read "task" and
+"expected_result" and ask the model at --base-url.
 --json prints {"cases": [{"task", "verdict", "steps_taken", "error"}], "score"}.
 Exit status: 0 done (whatever the score), 1 the browser failed, 2 usage error."""
 
@@ -31,9 +33,18 @@ def add_parser(subparsers, name: str) -> None:
     )
     t.add_argument("page", metavar="PAGE.html", help="the page to test")
     t.add_argument("--cases", required=True, metavar="CASES.json", help="test cases (JSON list)")
-    t.add_argument("--policy", choices=("scripted", "vlm"), default="scripted", help="who runs the cases")
-    t.add_argument("--base-url", help="OpenAI-compatible endpoint for --policy vlm (e.g. http://127.0.0.1:8000/v1)")
-    t.add_argument("--model", help="model name for --policy vlm")
+    from vcoder.rewards.settings import GUI_POLICIES
+
+    t.add_argument(
+        "--policy",
+        choices=("scripted", *GUI_POLICIES),
+        default="scripted",
+        help="who runs the cases (the gui_agent reward's gui_policy names the last two)",
+    )
+    t.add_argument(
+        "--base-url", help="OpenAI-compatible endpoint for --policy vlm|text (e.g. http://127.0.0.1:8000/v1)"
+    )
+    t.add_argument("--model", help="model name for --policy vlm|text")
     t.add_argument("--step-limit", type=int, default=15, help="actions per case (default 15)")
     t.add_argument("--timeout-ms", type=int, default=30000, help="deadline per case in ms (default 30000)")
     t.add_argument("--action-timeout-ms", type=int, default=3000, help="deadline per action in ms (default 3000)")
@@ -64,14 +75,18 @@ def _make_policy(args):
 
         return ScriptedPolicy(), None
     if not args.base_url or not args.model:
-        return None, "--policy vlm needs --base-url URL and --model NAME (an OpenAI-compatible server)"
+        return None, f"--policy {args.policy} needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
         from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
     except ImportError as exc:
-        return None, f"the vlm policy is not available in this install ({exc}); use --policy scripted"
+        return None, f"the {args.policy} policy is not available in this install ({exc}); use --policy scripted"
     # the request settings the rewards and the evaluations use (GUI_AGENT_DEFAULTS): only the server is a flag here
     try:
         endpoint = gui_endpoint(args, base_url=args.base_url, model=args.model)
+        if args.policy == "text":
+            from vcoder.browse.policies import web_agent_from_endpoint
+
+            return web_agent_from_endpoint(endpoint, step_budget=args.step_limit), None
         return policy_from_endpoint(endpoint), None
     except ValueError as exc:  # a URL that is not http(s)://
         return None, str(exc)

@@ -169,11 +169,12 @@ class OutcomeRewardModel:
     def load(cls, folder: str | Path, *, device: str | None = None) -> OutcomeRewardModel:
         """Load an ORM folder (``NotAnORMError`` when it is not one)."""
         import torch
-        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        from vcoder.models.loading import load_model, load_processor
 
         config = ORMConfig.load(folder)
         try:
-            processor = AutoProcessor.from_pretrained(folder)
+            processor = load_processor(folder)
         except (OSError, ValueError) as exc:
             raise NotAnORMError(f"{folder} has {ORM_FILE} but no loadable processor ({exc}); retrain it") from None
         if answer_token_ids(processor.tokenizer) != (config.yes_id, config.no_id):
@@ -183,12 +184,10 @@ class OutcomeRewardModel:
             )
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         try:
-            model = AutoModelForImageTextToText.from_pretrained(
-                folder, dtype=torch.float32 if device == "cpu" else None
-            )
+            model = load_model(folder, dtype=torch.float32 if device == "cpu" else None, device=device)
         except (OSError, ValueError) as exc:
             raise NotAnORMError(f"{folder} has {ORM_FILE} but no loadable model weights ({exc}); retrain it") from None
-        return cls(model.to(device), processor, config)
+        return cls(model, processor, config)
 
     def p_yes(self, inputs: Sequence[ORMInput], *, batch_size: int = 8) -> list[float]:
         """P(YES) in [0, 1] for each input, in order (batched; left padding, so batching does not change a score)."""
@@ -223,11 +222,9 @@ def make_orm(base: str | Path, out: str | Path, *, image_width: int = 320, label
     Returns:
         ``out``, which :meth:`OutcomeRewardModel.load` accepts.
     """
-    import torch
-    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from vcoder.models.loading import load_policy
 
-    model = AutoModelForImageTextToText.from_pretrained(base, dtype=torch.float32)
-    processor = AutoProcessor.from_pretrained(base)
+    model, processor = load_policy(str(base), dtype="float32")
     yes_id, no_id = add_answer_tokens(model, processor)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -83,22 +83,19 @@ class BaseModelError(ValueError):
 
 
 def load_base(model: str | Path):
-    """``(model, processor)`` of the base VLM, in float32; ``BaseModelError`` says what is wrong with ``model``."""
-    import torch
-    from transformers import AutoModelForImageTextToText, AutoProcessor
+    """``(model, processor)`` of the base VLM, in float32 (:func:`vcoder.models.loading.load_policy`);
+    ``BaseModelError`` says what is wrong with ``model``."""
+    from vcoder.models.loading import MISSING, ModelFolderError, load_policy
 
-    path = Path(model)
-    local = path.exists() or path.is_absolute() or str(model).startswith((".", "~")) or str(model).count("/") > 1
     fix = "pass a model folder (e.g. one made by `vcoder models tiny --out DIR`) or a hub id the cache holds"
-    if local and not path.is_dir():
-        raise BaseModelError(f"base model {str(model)!r}: no such folder; {fix}")
-    if local and not (path / "config.json").is_file():
-        raise BaseModelError(f"base model {str(model)!r} is not a model folder (it has no config.json); {fix}")
     try:
-        return (
-            AutoModelForImageTextToText.from_pretrained(model, dtype=torch.float32),
-            AutoProcessor.from_pretrained(model),
-        )
+        return load_policy(str(model), dtype="float32")
+    except ModelFolderError as exc:
+        if exc.problem == MISSING:
+            raise BaseModelError(f"base model {str(model)!r}: no such folder; {fix}") from None
+        raise BaseModelError(
+            f"base model {str(model)!r} is not a model folder (it has no config.json); {fix}"
+        ) from None
     except (OSError, ValueError) as exc:
         raise BaseModelError(f"base model {str(model)!r} could not be loaded ({exc}); {fix}") from None
 
@@ -167,6 +164,7 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
     import torch
     from trl import SFTConfig, SFTTrainer
 
+    from vcoder.models.train_loop import run_training
     from vcoder.orm.model import ORMConfig, OutcomeRewardModel, add_answer_tokens, answer_token_ids
 
     verdicts, out = Path(verdicts), Path(out)
@@ -207,8 +205,9 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         peft_config=_peft_config(options, [] if had else [yes_id, no_id]),
     )
     t0 = time.monotonic()
-    result = trainer.train()
-    trained = trainer.model.merge_and_unload() if options.lora_r else trainer.model
+    # the shared run loop: train, then the ORM folder gets the plain model (LoRA merged) and its processor
+    result = run_training(trainer, merged_dir=out, save_state=False)
+    trained = result["model"]
     config = ORMConfig(
         yes_id=yes_id,
         no_id=no_id,
@@ -221,11 +220,8 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
         config = dataclasses.replace(
             config, decision_threshold=_tuned(OutcomeRewardModel(trained, processor, config), train_ex)
         )
-    out.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(OSError):  # the trainer's own folder stays empty (save_strategy "no")
         (out / "trainer").rmdir()
-    trained.save_pretrained(out)
-    processor.save_pretrained(out)
     config.save(out)
     losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
     orm = OutcomeRewardModel(trained, processor, config)
@@ -247,7 +243,7 @@ def train_orm(verdicts: str | Path, model: str | Path, out: str | Path, *, optio
             "decision_threshold": config.decision_threshold,
             "steps": trainer.state.global_step,
             "runtime_s": round(time.monotonic() - t0, 1),
-            "train_loss": result.training_loss,
+            "train_loss": result["train_loss"],
             "first_logged_loss": losses[0] if losses else None,
             "last_logged_loss": losses[-1] if losses else None,
             "options": {**vars(options), "views": list(options.views)},

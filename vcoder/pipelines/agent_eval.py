@@ -109,14 +109,13 @@ def evaluate_agent(
         budget: most tokens of a trajectory after its first request (replies and feedback).
         batch: episodes run (and generated for) at once.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl.trainer.utils import start_event_loop_in_daemon
 
+    from vcoder.models.loading import load_policy
     from vcoder.pipelines.step_grpo.rollout import run_rollout
     from vcoder.pipelines.step_grpo.tokens import ChatTokens
 
-    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model, tokenizer = load_policy(model_dir, kind="causal_lm", eval_mode=True)
     generator, chat = GreedyTurns(model, tokenizer), ChatTokens(tokenizer)
     thread, loop, ready = start_event_loop_in_daemon(name="vcoder-agent-eval")
     ready.wait()

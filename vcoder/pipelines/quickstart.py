@@ -185,12 +185,10 @@ def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progr
 
 
 def _evaluate(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
-    from transformers import AutoModelForImageTextToText, AutoProcessor
-
+    from vcoder.models.loading import load_policy
     from vcoder.pipelines.grpo.heldout import evaluate_model
 
-    model = AutoModelForImageTextToText.from_pretrained(model_dir)
-    processor = AutoProcessor.from_pretrained(model_dir)
+    model, processor = load_policy(model_dir)
     result = evaluate_model(
         model,
         processor,

@@ -1,4 +1,5 @@
-"""What the GRPO and SFT pipelines share: recipe parsing with clear errors, model loading, resume, rewards."""
+"""What the GRPO, SFT and Step-GRPO pipelines share: recipe parsing with clear errors, the recipe's model (through
+:mod:`vcoder.models.loading`), the run loop (through :mod:`vcoder.models.train_loop`) with the holdout, rewards."""
 
 from __future__ import annotations
 
@@ -154,45 +155,19 @@ def run_cli(cli, prog: str, argv: Sequence[str] | None = None) -> int:
 
 
 def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
-    """Turn ``resume_from_checkpoint`` into a checkpoint folder (or None to start fresh).
+    """:func:`vcoder.models.train_loop.resolve_resume` with a recipe's error (``RecipeError``) for a bad path."""
+    from vcoder.models.train_loop import ResumeError
+    from vcoder.models.train_loop import resolve_resume as resolve
 
-    ``true``/``last`` mean "the latest checkpoint-N in output_dir, if any": rerunning an interrupted command with
-    the same flags continues it, and a first run with the flag simply starts.
-
-    Args:
-        resume: None, a path, or ``true``/``last``.
-        output_dir: the run's output folder.
-
-    Returns:
-        The checkpoint folder to resume from, or None.
-
-    Raises:
-        RecipeError: an explicit path that does not exist.
-    """
-    if resume in (None, False, "", "false", "False"):
-        return None
-    if resume in (True, "true", "True", "last", "latest"):
-        from transformers.trainer_utils import get_last_checkpoint
-
-        last = get_last_checkpoint(output_dir) if os.path.isdir(output_dir) else None
-        if last is None:
-            logger.warning("resume requested but %s has no checkpoint-N folder yet; starting from step 0", output_dir)
-        else:
-            logger.info("resuming from %s", last)
-        return last
-    if not os.path.isdir(str(resume)):
-        raise RecipeError(
-            f"resume_from_checkpoint={resume!r} is not a folder; give a checkpoint-N folder, or 'last' for the "
-            f"latest checkpoint in output_dir={output_dir!r}"
-        )
-    return str(resume)
+    try:
+        return resolve(resume, output_dir)
+    except ResumeError as exc:
+        raise RecipeError(str(exc)) from None
 
 
 def load_model_and_processor(model_args, training_args):
-    """Load the VLM and its processor the way production does (AutoModelForImageTextToText + AutoProcessor).
-
-    Quantisation (``load_in_4bit``/``load_in_8bit``) comes from ModelConfig through TRL's helpers; LoRA is applied
-    by the trainer from ``get_peft_config(model_args)``.
+    """The recipe's VLM and processor (:func:`vcoder.models.loading.load_for_training`), after the model path
+    check; a name that loads as no image-text-to-text model is a ``RecipeError`` that says what vcoder trains.
 
     Args:
         model_args: TRL ``ModelConfig``.
@@ -201,43 +176,17 @@ def load_model_and_processor(model_args, training_args):
     Returns:
         ``(model, processor)``.
     """
-    import torch
-    from accelerate import PartialState
-    from transformers import AutoModelForImageTextToText, AutoProcessor
-    from trl import get_quantization_config
-
+    from vcoder.models.loading import load_for_training
     from vcoder.pipelines.grpo.args import check_model_path
 
     check_model_path(model_args.model_name_or_path)
-    dtype = model_args.dtype
-    if dtype not in (None, "auto"):
-        dtype = getattr(torch, dtype)
-    kwargs: dict[str, Any] = dict(
-        revision=model_args.model_revision,
-        trust_remote_code=training_args.trust_remote_code,
-        attn_implementation=model_args.attn_implementation,
-        dtype=dtype,
-    )
-    quantization_config = get_quantization_config(model_args)
-    if quantization_config is not None:
-        # k-bit weights must sit on this process's GPU, not be spread by device_map='auto'
-        kwargs.update(quantization_config=quantization_config, device_map={"": PartialState().local_process_index})
-    if isinstance(training_args.model_init_kwargs, dict):
-        kwargs.update(training_args.model_init_kwargs)
-    kwargs = {k: v for k, v in kwargs.items() if v is not None}
     try:
-        model = AutoModelForImageTextToText.from_pretrained(model_args.model_name_or_path, **kwargs)
+        return load_for_training(model_args, training_args, kind="vlm")
     except ValueError as exc:
         raise RecipeError(
             f"model_name_or_path={model_args.model_name_or_path!r} could not load as an image-text-to-text model "
             f"({exc}); vcoder trains vision-language models such as Qwen/Qwen2.5-VL-3B-Instruct"
         ) from exc
-    processor = AutoProcessor.from_pretrained(
-        model_args.model_name_or_path,
-        revision=model_args.model_revision,
-        trust_remote_code=training_args.trust_remote_code,
-    )
-    return model, processor
 
 
 def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -> list:
@@ -258,20 +207,21 @@ def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -
 
 
 def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None) -> dict:
-    """Train (resuming if asked), save model and state to ``output_dir``, score the holdout on the main process.
+    """The run loop (:func:`vcoder.models.train_loop.run_training`: train, resuming if asked, save model, processor
+    and trainer state to ``output_dir``), then score the holdout on the main process.
 
     Shared by the pipelines (Step-GRPO has no holdout: pass None).
 
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
     """
-    result = trainer.train(resume_from_checkpoint=resume)
-    trainer.save_model(training_args.output_dir)
-    trainer.save_state()  # the run folder's own trainer_state.json: the full log history for `vcoder plot`
+    from vcoder.models.train_loop import run_training
+
+    done = run_training(trainer, resume=resume, save_dir=training_args.output_dir)
     summary = {
         "output_dir": training_args.output_dir,
-        "global_step": trainer.state.global_step,
-        "train_runtime": result.metrics.get("train_runtime"),
+        "global_step": done["global_step"],
+        "train_runtime": done["train_runtime"],
         "holdout": None,
     }
     if holdout is not None and script_args.eval_holdout and trainer.accelerator.is_main_process:

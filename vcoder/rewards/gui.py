@@ -3,9 +3,12 @@
 WebGen-Bench (Lu et al., 2025) grades a site by letting a GUI agent carry out test cases and answer YES / PARTIAL /
 NO (1 / 0.5 / 0); WebGen-Agent rewards generation steps with that score. Here each completion's HTML is loaded in
 the hermetic pool once per test case (fresh page per case). Structured cases (with ``expect``) are run by
-:class:`~vcoder.gui.scripted.ScriptedPolicy`; natural-language cases by :class:`~vcoder.gui.vlm_policy.
-VLMPolicy` when an agent endpoint is configured (``gui_base_url`` / ``gui_model``), else they are not graded. The
-reward is the mean verdict over the graded cases.
+:class:`~vcoder.gui.scripted.ScriptedPolicy`; natural-language cases by the agent served at ``gui_base_url`` /
+``gui_model`` when one is configured, else they are not graded: ``gui_policy: vlm`` (default) is the prompted VLM
+over marked screenshots (:class:`~vcoder.gui.vlm_policy.VLMPolicy`), ``gui_policy: text`` the web agent in WebRL's
+text setting (:func:`vcoder.browse.policies.web_agent_from_endpoint`: the page's interactive elements as text with
+ids, WebRL's actions, its ``exit`` message read as YES / PARTIAL / NO; no verdict within ``gui_step_limit``
+actions -> NO). The reward is the mean verdict over the graded cases.
 
 Semantics: score in [0, 1]; no HTML in the completion -> 0.0; a page that fails to load -> every case NO -> 0.0;
 no case the configured agents can grade -> None; the browser failing, or the agent endpoint failing or timing out
@@ -137,13 +140,18 @@ def _chat_client(endpoint):
 
 
 def _agent(settings: RewardSettings):
-    """The VLM agent of the natural-language cases: a fresh watch over the shared client of the ``gui_*`` endpoint
-    (this page's endpoint failures, and no other page's)."""
+    """The agent of the natural-language cases (``gui_policy``'s) and its client: a fresh watch over the shared client
+    of the ``gui_*`` endpoint (this page's endpoint failures, and no other page's)."""
     from vcoder.chat import WatchedClient
     from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
 
     endpoint = gui_endpoint(settings)
-    return policy_from_endpoint(endpoint, client=WatchedClient(_chat_client(endpoint), owned=False))
+    watched = WatchedClient(_chat_client(endpoint), owned=False)
+    if settings.gui_policy == "text":
+        from vcoder.browse.policies import web_agent_from_endpoint
+
+        return web_agent_from_endpoint(endpoint, client=watched, step_budget=settings.gui_step_limit), watched
+    return policy_from_endpoint(endpoint, client=watched), watched
 
 
 async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[float | None, tuple]:
@@ -168,8 +176,7 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     if scripted:
         runs.append(arun_cases(html, scripted, policy=ScriptedPolicy(), **limits))
     if spoken:
-        policy = _agent(settings)
-        watched = policy.client
+        policy, watched = _agent(settings)
         runs.append(arun_cases(html, spoken, policy=policy, **limits))
     try:
         outcomes = await asyncio.gather(*runs)

@@ -233,9 +233,7 @@ def build_project(
         raise RuntimeError(problem)
     cache_dir = npm_cache_dir(cache)
     if not (cache_dir / "_cacache").is_dir():
-        raise RuntimeError(
-            f"no npm cache at {cache_dir}: run scripts/setup.sh (or python -m vcoder.sites.npm_cache fill)"
-        )
+        raise RuntimeError(f"no npm cache at {cache_dir}: run scripts/setup.sh (or vcoder assets npm-fill)")
     src, out = Path(src).resolve(), Path(out).resolve()
     out.mkdir(parents=True, exist_ok=False)
     BUILD_MOUNT.mkdir(parents=True, exist_ok=True)

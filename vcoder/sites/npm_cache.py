@@ -26,14 +26,12 @@ Example:
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import logging
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -153,23 +151,3 @@ def check(cache: str | os.PathLike | None = None) -> dict[str, bool]:
             if not found[name] and f'registry.npmjs.org/{name.replace("/", "%2f")}"' in text:
                 found[name] = True
     return found
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vcoder.sites.npm_cache", description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["fill", "check"], help="fill: install into the cache; check: report it")
-    parser.add_argument("--dir", default=None, help="cache folder (default $VCODER_NPM_CACHE or ~/.cache/vcoder/npm)")
-    args = parser.parse_args(argv)
-    if args.action == "fill":
-        try:
-            fill(args.dir)
-        except (RuntimeError, subprocess.TimeoutExpired) as exc:
-            sys.stderr.write(f"npm cache: {exc}\n")
-            return 1
-    found = check(args.dir)
-    sys.stdout.write(json.dumps({"dir": str(npm_cache_dir(args.dir)), "packages": found}) + "\n")
-    return 0 if all(found.values()) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,10 +19,8 @@ PAGE = "<html><body><h1>Counter</h1><p id='count'>0</p><button id='inc'>+</butto
 
 
 @pytest.fixture(scope="module")
-def orm_dir(tiny_vlm_dir, tmp_path_factory):
-    from vcoder.orm import make_orm
-
-    return str(make_orm(tiny_vlm_dir, tmp_path_factory.mktemp("orm") / "orm"))
+def orm_dir(untrained_orm):
+    return str(untrained_orm)  # the session's untrained ORM (tests/conftest.py), built once per run
 
 
 def test_p_yes_and_agreement(orm_dir):

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from tests.inprocess import vcoder
 from tests.pipelines.runs import ROOT, run_env
 
 RECIPE = os.path.join(ROOT, "configs", "curriculum", "tiny_cpu.yaml")
@@ -122,17 +123,14 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
     assert summary["complete"] and summary["phases"] == reports
     assert summary["final_model"] == str(out / "phase_1" / "model")
 
-    plot = subprocess.run(
-        [sys.executable, "-m", "vcoder", "plot", str(out)], cwd=ROOT, env=_env(), capture_output=True, text=True
-    )
+    plot = vcoder("plot", str(out))
     assert plot.returncode == 0, plot.stderr
     result = json.loads(plot.stdout)
     assert result["phases"] == [0, 1] and result["pool_size"] == [6, reports[1]["pool_size"]]
     assert open(result["png"], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
-    other = subprocess.run(
-        _cmd(tiny_vlm_dir, out, "band_high=0.6"), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300
-    )
+    # refused before any work: in this process (a subprocess cost seconds of imports; the kill above needed one)
+    other = vcoder(*_cmd(tiny_vlm_dir, out, "band_high=0.6")[3:])
     assert other.returncode == 2
     assert "made by another curriculum config (band_high: 0.75 -> 0.6)" in other.stderr
 

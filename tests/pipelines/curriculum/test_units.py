@@ -178,8 +178,8 @@ def test_config_errors_name_the_fix(tmp_path):
         config_from_mapping({**BASE, "kinds": ["screenshot-1", "screenshot1"]})
     with pytest.raises(CurriculumConfigError, match="writer_base_url and writer_model go together"):
         config_from_mapping({**BASE, "writer_base_url": "http://127.0.0.1:1"})
-    with pytest.raises(CurriculumConfigError, match="set replay_weight: 0 for Step-GRPO"):
-        config_from_mapping({**BASE, "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.5})
+    # Step-GRPO trajectories replay too (recorded tokens and step advantages): no longer refused
+    assert config_from_mapping({**BASE, "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.5})
     with pytest.raises(CurriculumConfigError, match="train_overrides sets"):
         config_from_mapping({**BASE, "train_overrides": {"beta": 0.1}})
     path = tmp_path / "r.yaml"

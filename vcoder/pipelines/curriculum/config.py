@@ -188,13 +188,6 @@ class CurriculumConfig:
             raise CurriculumConfigError(f"max_ngram_overlap={self.max_ngram_overlap!r} must lie in (0, 1]")
         if self.replay_weight < 0:
             raise CurriculumConfigError(f"replay_weight={self.replay_weight!r} must be >= 0 (0 switches replay off)")
-        if self.trainer == "step_grpo" and self.replay_weight > 0:
-            raise CurriculumConfigError(
-                f"replay_weight={self.replay_weight} with trainer=step_grpo: a recorded Step-GRPO trajectory reaches the "
-                "rewards as one decoded text in which the model's turns and the environment's feedback are mixed (TRL "
-                "keeps env_mask from the rewards), so it cannot be replayed as the model's own reply; set "
-                "replay_weight: 0 for Step-GRPO (replay works with trainer=grpo)"
-            )
         if self.writer_timeout_ms <= 0:
             raise CurriculumConfigError(f"writer_timeout_ms={self.writer_timeout_ms!r} must be positive (ms)")
         if (self.writer_base_url is None) != (self.writer_model is None):

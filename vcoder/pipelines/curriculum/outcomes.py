@@ -3,14 +3,16 @@
 WebRL judges the rollouts of a phase and feeds its failures to the task writer; here the rollouts are the
 trainer's own: :class:`OutcomeRecorder` wraps the reward that decides success (one-shot GRPO: ``success_reward``;
 Step-GRPO: the episode's final reward, 0-10 scaled to 0-1) and records ``(task id, completion, score)`` per
-completion, passing the values through unchanged. A rollout succeeds when its score is >= the threshold; the
-phase's ``success_rate`` is the share of successful rollouts; a task failed when its mean score is below it.
+completion (Step-GRPO: and the trajectory's ``episode`` key), passing the values through unchanged. A rollout
+succeeds when its score is >= the threshold; the phase's ``success_rate`` is the share of successful rollouts; a task
+failed when its mean score is below it.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -28,15 +30,19 @@ class OutcomeRecorder:
         self.scale = scale or (lambda v: v)
         self.records: list[dict[str, Any]] = []
 
-    def _add(self, completions: Sequence[Any], ids: Sequence[Any] | None, values: Sequence[Any]) -> None:
+    def _add(self, completions: Sequence[Any], ids: Sequence[Any] | None, values: Sequence[Any], keys=None) -> None:
         from vcoder.rewards.common import completion_text
 
         ids = list(ids) if ids is not None else [None] * len(values)
-        for completion, task_id, value in zip(completions, ids, values):
+        keys = list(keys) if keys is not None else [None] * len(values)
+        for completion, task_id, value, key in zip(completions, ids, values, keys):
             if value is None or task_id is None or not math.isfinite(float(value)):
                 continue
             score = min(1.0, max(0.0, float(self.scale(float(value)))))
-            self.records.append({"task_id": str(task_id), "completion": completion_text(completion), "score": score})
+            record = {"task_id": str(task_id), "completion": completion_text(completion), "score": score}
+            if key is not None:  # Step-GRPO: the trainer's record of the trajectory (its tokens) has this key
+                record["episode"] = key
+            self.records.append(record)
 
     def wrap(self, func: Callable) -> Callable:
         """``func`` with recording; its name (TRL's log key) and async-ness are kept."""
@@ -44,13 +50,13 @@ class OutcomeRecorder:
 
             async def recorded(completions, *args, **kwargs):
                 values = await func(completions, *args, **kwargs)
-                self._add(completions, kwargs.get("id"), values)
+                self._add(completions, kwargs.get("id"), values, kwargs.get("episode_key"))
                 return values
         else:
 
             def recorded(completions, *args, **kwargs):
                 values = func(completions, *args, **kwargs)
-                self._add(completions, kwargs.get("id"), values)
+                self._add(completions, kwargs.get("id"), values, kwargs.get("episode_key"))
                 return values
 
         return functools.update_wrapper(recorded, func)
@@ -100,9 +106,16 @@ def summarise(
 
 
 def successes(
-    records: Sequence[Mapping[str, Any]], tasks: Sequence[Mapping[str, Any]], *, threshold: float, phase: int
+    records: Sequence[Mapping[str, Any]],
+    tasks: Sequence[Mapping[str, Any]],
+    *,
+    threshold: float,
+    phase: int,
+    trajectories: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Replay items of the successful rollouts: ``{"task", "completion", "score", "baseline", "phase"}``.
+    """Replay items of the successful rollouts: ``{"task", "completion", "score", "baseline", "phase"}``, plus
+    ``"trajectory"`` (Step-GRPO: the trainer's record of its tokens and step advantages, from ``trajectories`` by the
+    record's ``episode`` key, a mapping or its JSON text; None when it was not recorded).
 
     ``baseline`` is the mean score of the task's rollouts in the phase (the group GRPO compared it with), so
     ``score - baseline`` is the advantage the rollout was recorded with (replayed as RL data, ``replay_mode: rl``).
@@ -118,7 +131,12 @@ def successes(
             "score": r["score"],
             "baseline": math.fsum(groups[r["task_id"]]) / len(groups[r["task_id"]]),
             "phase": phase,
+            **({"trajectory": _decoded(trajectories.get(r.get("episode")))} if trajectories is not None else {}),
         }
         for r in records
         if r["task_id"] in by_id and r["score"] >= threshold
     ]
+
+
+def _decoded(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value

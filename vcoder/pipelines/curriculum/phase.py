@@ -148,11 +148,12 @@ def run_phase(
         predict: a success predictor for candidates (default: by ``config.predictor``).
         heldout_before: the start policy's held-out result (the previous phase's; None: measured here).
     """
+    from vcoder.models.train_loop import run_training
     from vcoder.pipelines.curriculum.config import parse_train_recipe
     from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_label_records
     from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder, successes, summarise
     from vcoder.pipelines.curriculum.policy import geometric_mean_probs
-    from vcoder.pipelines.curriculum.replay import grow_buffer, replay_filter
+    from vcoder.pipelines.curriculum.replay import grow_buffer, recorded_trajectory, replay_filter, trajectory_probs
     from vcoder.pipelines.curriculum.tasks import task_rows
     from vcoder.pipelines.curriculum.train import build_phase_trainer, reference_model, save_policy, step_score_scale
     from vcoder.rendering import BrowserPool
@@ -184,9 +185,13 @@ def run_phase(
     if measure is not None and heldout_before is None:
         heldout_before = measure(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
     kept, replay = [], {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
+    recorded = [recorded_trajectory(b) for b in buffer] if config.trainer == "step_grpo" else None
     if config.replay_weight > 0:  # weight 0 switches replay off: nothing to score
-        completions = [b["completion"] for b in buffer]
-        probs = geometric_mean_probs(trainer.model, trainer.processing_class, replay_rows, completions)
+        if recorded is not None:
+            probs = trajectory_probs(trainer, recorded)
+        else:
+            completions = [b["completion"] for b in buffer]
+            probs = geometric_mean_probs(trainer.model, trainer.processing_class, replay_rows, completions)
         kept, replay = replay_filter(probs, low=config.replay_low, high=config.replay_high)
     trainer.set_replay(
         [replay_rows[i] for i in kept],
@@ -195,9 +200,13 @@ def run_phase(
         batch_size=config.replay_batch_size,
         mode=config.replay_mode,
         advantages=[buffer[i]["score"] - buffer[i].get("baseline", 0.0) for i in kept],
+        trajectories=[recorded[i] for i in kept] if recorded is not None else None,
     )
+    if config.trainer == "step_grpo" and config.replay_weight > 0:
+        trainer.trajectory_log = {}  # this phase's trajectories, for the next phases' replay
     logger.info("phase %d: %d tasks, replay %s, reference %s", phase, len(pool), replay, reference)
-    result = trainer.train()
+    # the shared run loop; the policy is saved below, merged, after the held-out measure (not by the loop)
+    result = run_training(trainer, save_state=False)
     replay["used_as_rl"] = len(trainer.replay_used) if config.replay_mode == "rl" else 0
     if measure is not None:
         heldout_after = measure(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
@@ -232,11 +241,9 @@ def run_phase(
     else:
         grown = grow_pool(config, phase, pool, summary, predict=predict or kind_predictor(summary), writer=writer)
     next_pool = [*pool, *grown["accepted"]]
-    new_buffer = grow_buffer(
-        buffer,
-        successes(records, pool, threshold=config.success_threshold, phase=phase),
-        max_items=config.replay_max_items,
-    )
+    trajectories = (trainer.trajectory_log or {}) if config.trainer == "step_grpo" else None
+    found = successes(records, pool, threshold=config.success_threshold, phase=phase, trajectories=trajectories)
+    new_buffer = grow_buffer(buffer, found, max_items=config.replay_max_items)
     write_jsonl(folder / "next_pool.jsonl", next_pool)
     write_jsonl(folder / "replay_buffer.jsonl", new_buffer)
     report = {
@@ -273,7 +280,7 @@ def run_phase(
         "heldout_before": heldout_before,
         "heldout": heldout_after,
         "webrl": _webrl_details(trainer) if config.algorithm == "webrl" else None,
-        "train": {"global_step": trainer.state.global_step, "train_runtime": result.metrics.get("train_runtime")},
+        "train": {"global_step": trainer.state.global_step, "train_runtime": result["train_runtime"]},
         "next_pool_size": len(next_pool),
         "replay_buffer_size": len(new_buffer),
         "wall_s": round(time.perf_counter() - t0, 1),

@@ -1,10 +1,11 @@
 """WebRL's replay: past successes, filtered by the current policy's confidence, trained on again in the phase.
 
 The buffer keeps every rollout of earlier phases whose score reached the success threshold (newest first, at most
-``replay_max_items``): ``{"task", "completion", "score", "baseline", "phase"}``. At the start of a phase each one is
-re-scored by the phase's starting policy (the previous phase's final one): the per-token geometric-mean probability
-``exp(mean log p)`` of its completion. WebRL's filter keeps those in ``(0.5, 0.95]``: above 0.95 the policy already
-does it (``dropped_easy``, nothing to learn), at or below 0.5 it is too far from what the policy would do now
+``replay_max_items``): ``{"task", "completion", "score", "baseline", "phase"}`` (Step-GRPO: and ``"trajectory"``).
+At the start of a phase each one is re-scored by the phase's starting policy (the previous phase's final one): the
+per-token geometric-mean probability ``exp(mean log p)`` of its completion (a Step-GRPO trajectory: of the model's
+tokens, feedback excluded). WebRL's filter keeps those in ``(0.5, 0.95]``: above 0.95 the policy already does it
+(``dropped_easy``, nothing to learn), at or below 0.5 it is too far from what the policy would do now
 (``dropped_unlikely``, off-policy enough to hurt).
 
 Two forms (``replay_mode``), both added on every training step over ``replay_batch_size`` kept samples (cycled),
@@ -19,8 +20,14 @@ weighted by ``replay_weight`` (:class:`ReplayLossMixin`):
   ``binarise(clamp(2R - 0.05))`` = 1, and the sample takes WebRL's actor loss (adaptive beta, log-ratio to the
   reference = the previous phase's policy) like the phase's own rollouts
   (:meth:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer.replay_actor_loss`).
+  Under ``trainer: step_grpo`` a kept item is a recorded multi-turn trajectory
+  (:class:`~vcoder.pipelines.step_grpo.recorded.RecordedTrajectory`: its token ids as trained on, the turn of each
+  token, its step rewards and Step-GRPO advantages): the term is
+  ``-(1/|M|) sum_{t in M} A_turn(t) log p_t`` over the model's tokens M (feedback tokens masked, as ``env_mask``
+  masks them), A being the advantage its step was trained with
+  (:func:`~vcoder.pipelines.step_grpo.recorded.replay_policy_loss`), log p from the trainer's own forward pass.
 - ``sft``: the likelihood term ``replay_weight * NLL(completion | prompt)`` (the policy-gradient step of a positive
-  sample with advantage 1 and no baseline).
+  sample with advantage 1 and no baseline; a Step-GRPO trajectory's NLL is over the model's tokens).
 
 GRPO's own batches stay on-policy: a replayed completion is not put into a sampled group, whose rewards the
 trainer computes from its own samples.
@@ -85,6 +92,42 @@ def grow_buffer(
     return out[:max_items]
 
 
+def recorded_trajectory(item: dict[str, Any]):
+    """A buffer item's recorded Step-GRPO trajectory (None when it has none: a one-shot item, or one written before
+    trajectories were recorded)."""
+    from vcoder.pipelines.step_grpo.recorded import RecordedTrajectory
+
+    data = item.get("trajectory")
+    return RecordedTrajectory.from_dict(data) if data else None
+
+
+def trajectory_probs(trainer, trajectories: Sequence[Any]) -> list[float | None]:
+    """Per-token geometric-mean probability ``exp(mean log p)`` of each recorded Step-GRPO trajectory's model tokens
+    under the trainer's policy (feedback tokens excluded; None for a missing trajectory or one without model
+    tokens)."""
+    import math
+
+    import torch
+
+    model = trainer.model
+    was_training = model.training
+    model.eval()
+    try:
+        out = []
+        for recorded in trajectories:
+            mask = recorded.model_mask() if recorded is not None else []
+            if not any(mask):
+                out.append(None)
+                continue
+            with torch.no_grad():
+                logps = trainer.recorded_logps(model, recorded).float()
+            mine = logps[torch.tensor(mask, dtype=torch.bool, device=logps.device)]
+            out.append(math.exp(float(mine.mean())))
+        return out
+    finally:
+        model.train(was_training)
+
+
 class ReplayLossMixin:
     """Adds the replay term to a GRPO trainer's loss (put it before the trainer class in the bases).
 
@@ -99,6 +142,7 @@ class ReplayLossMixin:
     replay_weight: float = 0.0
     replay_batch_size: int = 2
     replay_mode: str = "sft"
+    replay_trajectories: list = []
 
     def set_replay(
         self,
@@ -109,6 +153,7 @@ class ReplayLossMixin:
         batch_size: int,
         mode: str = "sft",
         advantages: list | None = None,
+        trajectories: list | None = None,
     ) -> None:
         """The kept replay samples and how much of them each step adds.
 
@@ -119,6 +164,8 @@ class ReplayLossMixin:
             batch_size: samples per training step.
             mode: ``rl`` or ``sft`` (module docstring).
             advantages: ``rl`` under GRPO: each sample's recorded advantage (``score - baseline``).
+            trajectories: Step-GRPO: each sample's ``RecordedTrajectory`` (its tokens and per-step advantages are
+                what is replayed; ``completions`` then only name the samples).
         """
         if mode not in ("rl", "sft"):
             raise ValueError(f"replay mode={mode!r}: choose rl or sft")
@@ -126,6 +173,11 @@ class ReplayLossMixin:
         self.replay_advantages = list(advantages) if advantages is not None else [1.0] * len(rows)
         if len(self.replay_advantages) != len(self.replay_rows):
             raise ValueError(f"{len(self.replay_advantages)} advantages for {len(self.replay_rows)} replay samples")
+        self.replay_trajectories = list(trajectories) if trajectories is not None else []
+        if self.replay_trajectories and len(self.replay_trajectories) != len(self.replay_rows):
+            raise ValueError(
+                f"{len(self.replay_trajectories)} trajectories for {len(self.replay_rows)} replay samples"
+            )
         self.replay_weight, self.replay_batch_size, self.replay_mode = weight, batch_size, mode
         self.replay_nll: list[float] = []
         self.replay_used: set[int] = set()
@@ -141,6 +193,8 @@ class ReplayLossMixin:
         from vcoder.pipelines.curriculum.policy import completion_token_logps
 
         picked = [next(order) for _ in range(min(self.replay_batch_size, len(self.replay_rows)))]
+        if self.replay_trajectories:  # Step-GRPO: recorded multi-turn trajectories
+            return loss + self.replay_weight * self._trajectory_term(model, picked).to(loss.device)
         logps = {
             i: completion_token_logps(
                 model, self.processing_class, self.replay_rows[i], self.replay_completions[i], grad=True
@@ -162,3 +216,29 @@ class ReplayLossMixin:
         else:  # GRPO: the recorded advantage on the recorded completion
             term = sum(-self.replay_advantages[i] * logps[i].mean() for i in picked) / len(picked)
         return loss + self.replay_weight * term.to(loss.device)
+
+    def _trajectory_term(self, model, picked: list[int]):
+        """The replay term of recorded Step-GRPO trajectories (mean over ``picked``; module docstring)."""
+        import torch
+
+        from vcoder.pipelines.step_grpo.recorded import replay_policy_loss
+
+        terms, nll = [], []
+        for i in picked:
+            recorded = self.replay_trajectories[i]
+            mask = recorded.model_mask()
+            if not any(mask):
+                continue
+            logps = self.recorded_logps(model, recorded)
+            mask = torch.tensor(mask, dtype=logps.dtype, device=logps.device)
+            nll.append(float(-(mask * logps.detach()).sum() / mask.sum()))
+            if self.replay_mode == "sft":
+                terms.append(replay_policy_loss(logps, torch.ones_like(logps), mask))
+            else:
+                advantages = torch.tensor(recorded.token_advantages(), dtype=logps.dtype, device=logps.device)
+                terms.append(replay_policy_loss(logps, advantages, mask))
+            self.replay_used.add(i)
+        if not terms:
+            return torch.zeros(())
+        self.replay_nll.append(sum(nll) / len(nll))
+        return sum(terms) / len(terms)

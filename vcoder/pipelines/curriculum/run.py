@@ -66,7 +66,8 @@ def check_run_folder(config, run_dir: Path) -> int:
 
 
 def check_start_model(model: str, *, recipe: str | None = None) -> None:
-    """Refuse a phase-0 policy meant to be a local folder that does not exist, naming the command that makes it.
+    """Refuse a phase-0 policy meant to be a local folder that does not exist, naming the command that makes it
+    (:func:`vcoder.models.loading.check_model_folder`, with the curriculum's error).
 
     A name that is not a folder here is taken for a hub model id (left to ``from_pretrained``) unless it starts like
     a path (``/``, ``.``, ``~``), its first component is a folder here (``outputs/...``), or the recipe's header
@@ -76,40 +77,13 @@ def check_start_model(model: str, *, recipe: str | None = None) -> None:
     Raises:
         RunFolderError: the folder is missing; the message names it and the command from the recipe's header.
     """
-    import os
-    import re
+    from vcoder.models.loading import ModelFolderError, check_model_folder
 
-    if os.path.isdir(os.path.expanduser(model)):
-        return
-    header, default = [], None
-    if recipe and os.path.isfile(recipe):
-        text = Path(recipe).read_text(encoding="utf-8")
-        header = re.findall(r"^#\s*(vcoder\s.*--out\s+(\S+).*)$", text, flags=re.M)
-        found = re.search(r"^model_name_or_path:\s*(\S+)", text, flags=re.M)
-        default = found.group(1) if found else None
-    command = None
-
-    def makes(out: str, path: str) -> bool:  # the command writes the folder itself or a folder holding it
-        out, path = os.path.normpath(out), os.path.normpath(path)
-        return path == out or path.startswith(out + os.sep)
-
-    for line, out in header:
-        if makes(out, model):
-            command = line.strip()
-        elif command is None and default and makes(out, default):
-            # the recipe's folder moved: the same command writing where the asked model would be
-            inner = os.path.relpath(os.path.normpath(default), os.path.normpath(out))
-            where = os.path.normpath(model)
-            if inner != "." and where.endswith(os.sep + inner):
-                where = where[: -len(inner) - 1]
-            command = line.strip().replace(out, where)
-    first = model.split("/", 1)[0]
-    if command is None and not (model.startswith(("/", ".", "~")) or ("/" in model and os.path.isdir(first))):
-        return  # a hub id
-    how = f"make it first: {command}" if command else "build or download the phase-0 policy there first"
-    raise RunFolderError(
-        f"model_name_or_path={model!r} is not a folder here ({os.path.abspath(os.path.expanduser(model))}); {how}"
-    )
+    try:
+        check_model_folder(model, recipe=recipe, need_config=False)
+    except ModelFolderError as exc:
+        how = f"make it first: {exc.command}" if exc.command else "build or download the phase-0 policy there first"
+        raise RunFolderError(f"model_name_or_path={model!r} is not a folder here ({exc.path}); {how}") from None
 
 
 def _writer(config):

@@ -105,11 +105,8 @@ def reference_model(trainer, expected: str) -> str:
 
 
 def save_policy(trainer, folder: str) -> None:
-    """Save the trained policy (merged when it is a PEFT model) and its processor to ``folder``."""
-    from peft import PeftModel
+    """Save the trained policy (merged when it is a PEFT model) and its processor to ``folder``
+    (:func:`vcoder.models.loading.save_policy`)."""
+    from vcoder.models.loading import save_policy as save
 
-    model = trainer.accelerator.unwrap_model(trainer.model)
-    if isinstance(model, PeftModel):
-        model = model.merge_and_unload()
-    model.save_pretrained(folder)
-    trainer.processing_class.save_pretrained(folder)
+    save(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class, folder)

@@ -53,8 +53,9 @@ def build_agent_trainer(script_args, training_args, model_args, *, train_dataset
     Raises:
         ValueError: ``assistant_only_loss`` is off, or packing is on (one line each, with the fix).
     """
-    from trl import SFTTrainer, get_peft_config, get_quantization_config
+    from trl import SFTTrainer, get_peft_config
 
+    from vcoder.models.loading import quantization_kwargs, recipe_init_kwargs
     from vcoder.pipelines.grpo.args import check_model_path
 
     if not training_args.assistant_only_loss:
@@ -67,19 +68,10 @@ def build_agent_trainer(script_args, training_args, model_args, *, train_dataset
     check_model_path(model_args.model_name_or_path)
     if train_dataset is None:
         train_dataset = trajectory_dataset(script_args)
-    init = dict(
-        revision=model_args.model_revision,
-        trust_remote_code=training_args.trust_remote_code,
-        attn_implementation=model_args.attn_implementation,
-        dtype=model_args.dtype,
-    )
-    init.update(training_args.model_init_kwargs or {})
-    quantization = get_quantization_config(model_args)
-    if quantization is not None:
-        from accelerate import PartialState
-
-        init.update(quantization_config=quantization, device_map={"": PartialState().local_process_index})
-    training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
+    # TRL loads the model by name: hand it the shared loading arguments (quantisation over the recipe's own)
+    init = recipe_init_kwargs(model_args, training_args)
+    init.update(quantization_kwargs(model_args))
+    training_args.model_init_kwargs = init
     trainer = SFTTrainer(
         model=model_args.model_name_or_path,
         args=training_args,

@@ -191,25 +191,22 @@ def check_model_path(model_name_or_path: str | None) -> None:
         model_name_or_path: a hub id (``Qwen/Qwen2.5-VL-3B-Instruct``) or a local folder.
 
     Raises:
-        ValueError: when it is unset, or looks like a local path (starts with ``/``, ``./``, ``~`` or exists
-            partly) but is not a folder with a ``config.json``.
+        ValueError: when it is unset, or is meant as a local folder
+            (:func:`vcoder.models.loading.is_local_name`) but is not a folder with a ``config.json``.
     """
     if not model_name_or_path:
         raise ValueError(
             "model_name_or_path is not set; set it in the recipe or pass --model_name_or_path "
             "(a hub id like Qwen/Qwen2.5-VL-3B-Instruct or a local folder, e.g. from `vcoder models tiny`)"
         )
-    path = os.path.expanduser(model_name_or_path)
-    looks_local = path.startswith(("/", "./", "../", "~")) or os.path.exists(path) or path.count("/") > 1
-    if not looks_local:
-        return
-    if not os.path.isdir(path):
+    from vcoder.models.loading import MISSING, ModelFolderError, check_model_folder
+
+    try:
+        check_model_folder(model_name_or_path)
+    except ModelFolderError as exc:
+        if exc.problem != MISSING:
+            raise
         raise ValueError(
             f"model_name_or_path={model_name_or_path!r} does not exist; build a tiny model with "
             "`vcoder models tiny --out DIR` or fix the path"
-        )
-    if not os.path.exists(os.path.join(path, "config.json")):
-        raise ValueError(
-            f"model_name_or_path={model_name_or_path!r} has no config.json; point it at a folder written by "
-            "save_pretrained (a run's output_dir or a checkpoint-N folder)"
-        )
+        ) from None

@@ -44,8 +44,7 @@ def reward_probe(
         that could not judge a page (None) counts 0 in that page's weighted sum, as TRL's nansum does, and is left
         out of its component mean.
     """
-    from transformers import AutoModelForImageTextToText, AutoProcessor
-
+    from vcoder.models.loading import load_policy
     from vcoder.pipelines.grpo.heldout import generate_html
 
     rows = list(rows)
@@ -54,8 +53,7 @@ def reward_probe(
     weights = [1.0] * len(reward_funcs) if reward_weights is None else list(reward_weights)
     if len(weights) != len(reward_funcs):
         raise ValueError(f"{len(weights)} reward_weights for {len(reward_funcs)} reward_funcs; give one per reward")
-    model = AutoModelForImageTextToText.from_pretrained(model_dir)
-    processor = AutoProcessor.from_pretrained(model_dir)
+    model, processor = load_policy(model_dir)
     texts = generate_html(model, processor, rows, max_new_tokens=max_new_tokens)
     completions = [[{"role": "assistant", "content": text}] for text in texts]
     columns = {key: [row[key] for row in rows] for key in rows[0] if key != "prompt"}

@@ -47,6 +47,7 @@ def build_trainer(
     from datasets import Dataset
     from trl import get_peft_config, get_quantization_config
 
+    from vcoder.models.loading import recipe_init_kwargs
     from vcoder.pipelines.grpo.args import check_model_path
     from vcoder.pipelines.step_grpo.args import check_step_config
     from vcoder.pipelines.step_grpo.data import task_rows
@@ -56,14 +57,8 @@ def build_trainer(
     check_step_config(script_args, training_args)
     if train_dataset is None:
         train_dataset = Dataset.from_list(task_rows(script_args))
-    init = dict(
-        revision=model_args.model_revision,
-        trust_remote_code=training_args.trust_remote_code,
-        attn_implementation=model_args.attn_implementation,
-        dtype=model_args.dtype,
-    )
-    init.update(training_args.model_init_kwargs or {})
-    training_args.model_init_kwargs = {k: v for k, v in init.items() if v is not None}
+    # TRL loads the model by name (and the reference from the same name): hand it the shared loading arguments
+    training_args.model_init_kwargs = recipe_init_kwargs(model_args, training_args)
     return (trainer_cls or StepGRPOTrainer)(
         model_args.model_name_or_path,
         args=training_args,

@@ -14,10 +14,16 @@ What it changes in TRL 1.16, and how:
 - ``_get_per_token_logps_and_entropies`` (overridden, VLM policies with screenshot feedback only): the screenshots
   live in the completion, where TRL's rollout path does not look for images, so they are handed to the forward
   passes TRL makes before the loss (old/reference logprobs); the loss's own pass gets them from the batch.
+
+For replay (the curriculum), setting ``trajectory_log`` to a dict records every trained trajectory (the JSON text of a
+:class:`~vcoder.pipelines.step_grpo.recorded.RecordedTrajectory`) under its ``episode_key`` (an extra rollout field
+TRL hands to the rewards, so a reward's caller can join its records to these), and :meth:`recorded_logps` scores a
+recorded trajectory with the same forward pass as the loss.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from typing import Any
@@ -29,6 +35,7 @@ from trl import GRPOTrainer
 from vcoder.pipelines.step_grpo.advantages import judged_step_advantages
 from vcoder.pipelines.step_grpo.generation import turn_generator, vision_inputs
 from vcoder.pipelines.step_grpo.grading import build_grader
+from vcoder.pipelines.step_grpo.recorded import RecordedTrajectory
 from vcoder.pipelines.step_grpo.rollout import Trajectory, run_rollout
 from vcoder.pipelines.step_grpo.tokens import ChatTokens, token_advantages
 
@@ -111,6 +118,11 @@ class StepGRPOTrainer(GRPOTrainer):
         self._rows: list[dict] | None = None
         self._trajectories: list[Trajectory] | None = None
         self._vision: dict[str, Any] | None = None
+        self._keys: list[str] = []
+        self._episodes = 0
+        #: None: nothing recorded; a dict: every trained trajectory's record (JSON text of
+        #: ``RecordedTrajectory.to_dict()``) by its episode key (see the module docstring)
+        self.trajectory_log: dict[str, str] | None = None
         super().__init__(
             model=model,
             reward_funcs=[site_final_reward],
@@ -176,6 +188,9 @@ class StepGRPOTrainer(GRPOTrainer):
             if not tokens.ids:
                 tokens.add_environment([self.chat.end_of_turn])
         self._trajectories = trajectories
+        rank = self.accelerator.process_index
+        self._keys = [f"rank{rank}-{self._episodes + i}" for i in range(len(trajectories))]
+        self._episodes += len(trajectories)
         images = [t.tokens.images for t in trajectories]
         self._vision = None
         if any(images):
@@ -186,6 +201,7 @@ class StepGRPOTrainer(GRPOTrainer):
             "logprobs": [t.tokens.logprobs for t in trajectories] if self.generator.reports_logprobs else None,
             "env_mask": [t.tokens.env_mask for t in trajectories],
             "episode_final_reward": [t.result.final_reward if t.result is not None else None for t in trajectories],
+            "episode_key": list(self._keys),
         }
 
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -216,6 +232,8 @@ class StepGRPOTrainer(GRPOTrainer):
             values += judged_step_advantages([m["rewards"] for m in members], self.step_args.advantage_mode)
         first = self.accelerator.process_index * len(trajectories)
         mine = values[first : first + len(trajectories)]
+        if self.trajectory_log is not None and mode == "train":
+            self._record(trajectories, mine)
         rows = token_advantages([t.tokens.turns for t in trajectories], mine, width)
         for name, value in step_metrics(everyone, values, group).items():
             self._metrics[mode][name].append(value)
@@ -225,6 +243,49 @@ class StepGRPOTrainer(GRPOTrainer):
             logged.pop()
         logged.extend(math.fsum(v) / len(v) if v else 0.0 for v in values)
         return torch.tensor(rows, dtype=torch.float32, device=self.accelerator.device)
+
+    def _record(self, trajectories: list[Trajectory], values: list[list[float]]) -> None:
+        """Add this batch's trajectories to ``trajectory_log`` (not those TRL leaves out of the loss: no model token,
+        or truncated under ``mask_truncated_completions``); feedback screenshots are saved as PNG files."""
+        from pathlib import Path
+
+        ends = {*self.eos_token_ids, self.chat.tokenizer.pad_token_id}  # TRL's truncation test
+        for key, trajectory, own in zip(self._keys, trajectories, values, strict=True):
+            tokens = trajectory.tokens
+            if not tokens.replies or (self.mask_truncated_completions and tokens.ids[-1] not in ends):
+                continue
+            paths = []
+            for j, image in enumerate(tokens.images):
+                path = Path(self.args.output_dir) / "recorded_images" / f"{key}-{j}.png"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                image.save(path)
+                paths.append(str(path))
+            record = RecordedTrajectory(
+                prompt_ids=list(tokens.prompt_ids),
+                completion_ids=list(tokens.ids),
+                turns=list(tokens.turns),
+                step_rewards=trajectory.step_rewards(),
+                advantages=list(own),
+                images=paths,
+            )
+            self.trajectory_log[key] = json.dumps(record.to_dict())  # text: a phase's ids as ints cost 5x more
+
+    def recorded_logps(self, model: Any, recorded: RecordedTrajectory) -> torch.Tensor:
+        """The policy's log-probability of each completion token of a recorded trajectory (1-D), through the loss's
+        own forward pass (TRL's temperature-scaled head); the caller chooses ``torch.no_grad`` or not."""
+        from PIL import Image
+
+        device = self.accelerator.device
+        ids = torch.tensor([recorded.prompt_ids + recorded.completion_ids], device=device)
+        vision: dict[str, Any] = {}
+        if recorded.images:
+            images = [Image.open(path).convert("RGB") for path in recorded.images]
+            vision = {k: v.to(device) for k, v in vision_inputs(self.processing_class, images, ids).items()}
+            vision["num_images"] = [len(images)]
+        logps, _, _ = self._get_per_token_logps_and_entropies(
+            model, ids, torch.ones_like(ids), len(recorded.completion_ids), **vision
+        )
+        return logps[0]
 
     def _vision_inputs(self, ids: torch.Tensor) -> dict[str, Any]:
         images = self._vision["images"]

@@ -8,6 +8,10 @@ from typing import Any
 
 from vcoder.suggest import unknown_names
 
+#: the phase's update: the NLL of successful episodes' actions plus replay (filtered behaviour cloning), or WebRL's
+#: actor-critic objective (:mod:`.webrl`)
+ALGORITHMS = ("filtered_bc", "webrl")
+
 
 def _help(text: str) -> dict[str, str]:
     return {"help": text}
@@ -54,6 +58,19 @@ class WebAgentConfig:
     sft_learning_rate: float = field(default=2e-3, metadata=_help("AdamW learning rate of the SFT start."))
     dtype: str = field(default="float32", metadata=_help("torch dtype the policy is loaded in (bfloat16 on GPUs)."))
     device: str = field(default="cpu", metadata=_help("torch device of the policy (cpu, cuda)."))
+    algorithm: str = field(
+        default="filtered_bc",
+        metadata=_help(
+            f"The update, one of {ALGORITHMS}: the NLL of successful episodes' actions (+ replay), or WebRL's "
+            "actor-critic objective against the previous phase's policy (vcoder.pipelines.web_agent.webrl)."
+        ),
+    )
+    critic_learning_rate: float = field(
+        default=1e-3, metadata=_help("algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3).")
+    )
+    critic_epochs: float = field(
+        default=1.0, metadata=_help("algorithm webrl: passes of the critic over a phase's steps before the actor's.")
+    )
 
     def __post_init__(self) -> None:
         if self.trainer != "web_agent":
@@ -61,6 +78,13 @@ class WebAgentConfig:
         for name in ("train_per_site", "heldout_per_site", "phases", "rollouts_per_task", "step_budget", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
+        if self.algorithm not in ALGORITHMS:
+            hint = (
+                " (the web agent has no GRPO update: filtered_bc is its NLL option)"
+                if self.algorithm == "grpo"
+                else ""
+            )
+            raise ValueError(f"algorithm={self.algorithm!r} must be one of {ALGORITHMS}{hint}")
         if not 0 <= self.replay_low < self.replay_high <= 1:
             raise ValueError(
                 f"replay_low={self.replay_low}, replay_high={self.replay_high}: need 0 <= low < high <= 1"

@@ -137,6 +137,8 @@ def train_nll(
 
     With samples drawn from successful episodes this is the policy-gradient step of a 0/1 outcome reward without a
     baseline (every kept sample has advantage 1), the update of rejection-sampling / filtered behaviour cloning.
+    Not :func:`vcoder.models.train_loop.run_training`: there is no TRL trainer here (a few in-process steps on a model
+    the phase keeps using for rollouts), nothing to resume, and the phase saves the model itself.
 
     Returns:
         ``{"steps", "samples", "loss_first", "loss_last"}``.

@@ -8,15 +8,19 @@ filtered by the start policy's confidence (WebRL's window ``(0.5, 0.95]``) -> th
 actions -> held-out success of the new policy (``heldout_success``, per site and per evaluator type) -> new task
 instances of the templates whose success rate lies in WebRL's band [0.05, 0.75] -> the pool of phase k+1.
 
-The update is WebRL's actor step in its binary-outcome form without a critic: with a 0/1 outcome reward and no
-baseline, the policy gradient is the likelihood gradient of the successful episodes' actions (every other sample has
-reward 0); WebRL's KL-regularised objective with a critic (``algorithm: webrl`` of the site curriculum) is not ported
-to multi-step browsing here. Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an
-evaluator, so the ORM is not needed to label them; every episode is appended to ``phase_<k>/verdicts.jsonl`` (the
-ORM's training input) all the same.
+Two updates (``algorithm``). ``filtered_bc``: the NLL of the successful episodes' actions (and of the kept replay),
+i.e. the policy gradient of a 0/1 outcome reward without a baseline or a reference; no critic. ``webrl``: WebRL's
+actor-critic objective on every step of the phase's episodes (:mod:`.webrl`, :mod:`.webrl_phase`): Monte Carlo
+returns (gamma 0.9), a double critic on the reference's features, the binarised advantage, the actor loss with adaptive
+beta against the phase's start policy (the previous phase's: ``reference_model`` in the report), replayed successes as
+RL data, and the critic's predicted success of new task instances in place of the template band.
+
+Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an evaluator, so the ORM is not
+needed to label them; every episode is appended to ``phase_<k>/verdicts.jsonl`` (the ORM's training input) all the
+same.
 
 Files: ``tasks/heldout.json`` and ``tasks/train.json`` (WebArena's template), per phase ``pool.jsonl``,
-``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, ``report.json`` (written last: a
+``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, (webrl) ``critic.pt``, ``report.json`` (written last: a
 complete phase), and ``curriculum.json``. A rerun skips complete phases.
 """
 
@@ -37,6 +41,9 @@ from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
 
 logger = logging.getLogger(__name__)
+
+#: settings added after run folders existed, and the values an older folder's config.json means
+LATER_DEFAULTS = {"algorithm": "filtered_bc", "critic_learning_rate": 1e-3, "critic_epochs": 1.0}
 
 
 def split_tasks(config: WebAgentConfig) -> tuple[list[WebTask], list[WebTask]]:
@@ -82,12 +89,9 @@ async def _episodes(tasks, policy, pool, config, repeats: int = 1):
 
 def load_policy(path: str, config: WebAgentConfig):
     """The model and tokenizer of ``path`` on the recipe's device, in its dtype, in eval mode."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from vcoder.models.loading import load_policy as load
 
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, config.dtype)).to(config.device)
-    model.eval()
-    return model, AutoTokenizer.from_pretrained(path)
+    return load(path, kind="causal_lm", dtype=config.dtype, device=config.device, eval_mode=True)
 
 
 def _template(task: WebTask) -> str:
@@ -113,6 +117,38 @@ def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts,
     return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
 
 
+def _filtered_bc(config: WebAgentConfig, phase: int, model, tokenizer, rollouts, buffer):
+    """``algorithm: filtered_bc``: the NLL of the successful episodes' actions and of the replayed steps the start
+    policy's confidence keeps; returns ``(fresh buffer items, replay counts, train stats)``."""
+    import math
+
+    fresh = [item for e in rollouts for item in replay_items(e, phase=phase)]
+    samples = [(item["task"], item["completion"]) for item in fresh]
+    replay = {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
+    if buffer:
+        confidence = completion_logprobs(
+            model,
+            tokenizer,
+            [(b["task"], b["completion"]) for b in buffer],
+            max_prompt_tokens=config.max_prompt_tokens,
+            system=config.system_prompt,
+        )
+        kept, replay = replay_filter([math.exp(c) for c in confidence], low=config.replay_low, high=config.replay_high)
+        samples += [(buffer[i]["task"], buffer[i]["completion"]) for i in kept]
+    train = train_nll(
+        model,
+        tokenizer,
+        samples,
+        epochs=config.epochs,
+        learning_rate=config.learning_rate,
+        batch_size=config.batch_size,
+        max_prompt_tokens=config.max_prompt_tokens,
+        seed=config.seed * 100 + phase,
+        system=config.system_prompt,
+    )
+    return fresh, replay, train
+
+
 def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, buffer, start: str, before):
     """One phase (see the module docstring); returns its report."""
     from vcoder.rendering import BrowserPool
@@ -131,34 +167,18 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         if before is None:
             before = success_table(asyncio.run(_episodes(heldout, greedy, browser, config)))
         rollouts = asyncio.run(_episodes(pool, sampled, browser, config, config.rollouts_per_task))
-        fresh = [item for e in rollouts for item in replay_items(e, phase=phase)]
-        samples = [(item["task"], item["completion"]) for item in fresh]
-        replay = {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
-        if buffer:
-            confidence = completion_logprobs(
-                model,
-                tokenizer,
-                [(b["task"], b["completion"]) for b in buffer],
-                max_prompt_tokens=config.max_prompt_tokens,
-                system=config.system_prompt,
-            )
-            import math
+        webrl = None
+        if config.algorithm == "webrl":
+            from vcoder.pipelines.web_agent.webrl_phase import webrl_update
 
-            kept, replay = replay_filter(
-                [math.exp(c) for c in confidence], low=config.replay_low, high=config.replay_high
-            )
-            samples += [(buffer[i]["task"], buffer[i]["completion"]) for i in kept]
-        train = train_nll(
-            model,
-            tokenizer,
-            samples,
-            epochs=config.epochs,
-            learning_rate=config.learning_rate,
-            batch_size=config.batch_size,
-            max_prompt_tokens=config.max_prompt_tokens,
-            seed=config.seed * 100 + phase,
-            system=config.system_prompt,
-        )
+            previous = run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None
+            webrl = webrl_update(
+                config, folder, phase, model, tokenizer, rollouts, buffer, pool=pool, heldout=heldout,
+                browser=browser, previous_critic=previous,
+            )  # fmt: skip
+            fresh, replay, train = webrl["fresh"], webrl["replay"], webrl["train"]
+        else:
+            fresh, replay, train = _filtered_bc(config, phase, model, tokenizer, rollouts, buffer)
         model.save_pretrained(folder / "model")
         tokenizer.save_pretrained(folder / "model")
         heldout_episodes = asyncio.run(_episodes(heldout, greedy, browser, config))
@@ -167,7 +187,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
     write_jsonl((verdict_record(e, meta={"phase": phase}).to_dict() for e in rollouts), folder / "verdicts.jsonl")
     new_buffer = [*fresh, *buffer][: config.replay_max_items]
     write_jsonl(new_buffer, folder / "replay_buffer.jsonl")
-    next_pool = grow_pool(config, phase, pool, rollouts, heldout)
+    next_pool = webrl["next_pool"] if webrl else grow_pool(config, phase, pool, rollouts, heldout)
     write_jsonl((t.to_dict() for t in next_pool), folder / "next_pool.jsonl")
     report = {
         "phase": phase,
@@ -183,9 +203,18 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         "accepted": len(next_pool) - len(pool),
         "generated": len(next_pool) - len(pool),
         "rejected": {},
-        "algorithm": "filtered_bc",
+        "algorithm": config.algorithm,
+        "reference_model": start if config.algorithm == "webrl" else None,
         "wall_s": round(time.perf_counter() - t0, 1),
     }
+    if webrl:
+        report.update(critic=webrl["critic"], candidates=webrl["candidates"])
+        report["generated"] = webrl["candidates"]["probed"]
+        candidates = webrl["candidates"]
+        report["rejected"] = {
+            "critic_band": candidates["probed"] - candidates["in_band"],
+            "over_limit": candidates["in_band"] - candidates["accepted"],
+        }
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     logger.info(
         "phase %d: held-out %s -> %s, rollouts %s", phase, before["success"], after["success"], report["success_rate"]
@@ -204,7 +233,8 @@ def run_web_curriculum(config: WebAgentConfig, run_dir: str | Path, *, stop_afte
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     saved = run_dir / "config.json"
-    if saved.exists() and json.loads(saved.read_text())["config"] != config.to_dict():
+    # a folder made before the algorithm settings existed was made by filtered_bc with their defaults
+    if saved.exists() and {**LATER_DEFAULTS, **json.loads(saved.read_text())["config"]} != config.to_dict():
         raise ValueError(f"{run_dir} was made by another web_agent config; pass a new --out")
     saved.write_text(json.dumps({"config": config.to_dict()}, indent=1) + "\n")
     train, heldout = split_tasks(config)
