@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 
 import pytest
 
 from vcoder.data.prompts import make_site_conversation
-from vcoder.data.site_kinds import BROKEN, kind_tasks, make_site
+from vcoder.data.site_kinds import BROKEN, kind_tasks, make_site, split_of
 from vcoder.sites.trajectories import (
     FINISH_NOTE,
     TrajectoryOptions,
     episode_options,
     file_reply,
+    other_site,
     plan,
     replay_policy,
     site_files,
@@ -57,7 +59,20 @@ def test_plan_fixes_only_what_the_flaw_changed():
     assert all(plan(task, i, _options(flawed_share=0.0))["flaw"] is None for i in range(10))
 
 
+def test_wrong_values_is_another_requests_right_site():
+    task = kind_tasks(1, split="train", kinds=("counter",))[0]
+    for i in range(6):
+        planned = plan(task, i, _options(flawed_share=1.0, flaws=("wrong_values",), layouts=("single",)))
+        first, fix = (parse_turn(r).writes[0].content for r in planned["replies"][:2])
+        assert planned["flaw"] == "wrong_values" and first != fix
+        assert fix == site_files(make_site("counter", task["seed"]), "single")["index.html"].rstrip("\n")
+        other = other_site(task, random.Random(i))
+        assert other["instruction"] != task["instruction"] and split_of("counter", other["instruction"]) == "train"
+
+
 def test_bad_options():
+    with pytest.raises(ValueError, match="flaws"):
+        TrajectoryOptions(flaws=("wrong_values", "typo"))
     with pytest.raises(ValueError, match="flawed_share"):
         TrajectoryOptions(flawed_share=1.5)
     with pytest.raises(ValueError, match="layouts"):

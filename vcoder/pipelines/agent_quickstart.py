@@ -50,7 +50,7 @@ SFT_RECIPE: dict[str, Any] = {
     "lr_scheduler_type": "cosine",
     "warmup_steps": 10,
     "per_device_train_batch_size": 4,
-    "max_steps": 240,
+    "max_steps": 300,
     "logging_steps": 5,
     "save_strategy": "no",
     "report_to": "none",
@@ -70,14 +70,14 @@ STEP_GRPO_RECIPE: dict[str, Any] = {
     "use_cpu": True,
     "bf16": False,
     "gradient_checkpointing": False,
-    "learning_rate": 2.0e-4,
+    "learning_rate": 5.0e-5,
     "lr_scheduler_type": "constant_with_warmup",
     "warmup_steps": 2,
     "per_device_train_batch_size": 16,
-    "num_generations": 4,
+    "num_generations": 8,
     "max_completion_length": 900,
     "temperature": 1.0,
-    "beta": 0.0,
+    "beta": 0.04,
     "loss_type": "dapo",
     "mask_truncated_completions": True,
     "max_steps": 12,
@@ -88,6 +88,10 @@ STEP_GRPO_RECIPE: dict[str, Any] = {
     "disable_tqdm": True,
     "dataloader_num_workers": 0,
 }
+
+#: the first attempts' flaws, drawn uniformly: wrong values (the site of another request) three times as often as
+#: each other flaw, because copying the request's values is what this model gets wrong
+FLAWS = ("wrong_values",) * 3 + ("handler_missing", "wrong_label", "broken_markup", "cut_off")
 
 # --fast: the same path end to end with everything shrunk (tests)
 FAST = {"n_train": 16, "n_heldout": 4, "sft_steps": 6, "grpo_steps": 2}
@@ -124,7 +128,7 @@ def make_trajectories(folder: str, tasks: list[dict[str, Any]], *, pool: Any, se
     from vcoder.sites.trajectories import TrajectoryOptions, write_trajectories
 
     path = os.path.join(folder, "train.jsonl")
-    options = TrajectoryOptions(seed=seed, layouts=("single",), concurrency=8, episode=EPISODE)
+    options = TrajectoryOptions(seed=seed, flaws=FLAWS, layouts=("single",), concurrency=8, episode=EPISODE)
     return path, write_trajectories(path, tasks, pool=pool, options=options)
 
 
@@ -135,6 +139,27 @@ def build_model(folder: str, trajectories: str, *, seed: int) -> str:
     with open(trajectories, encoding="utf-8") as handle:
         texts = [m["content"] for line in handle if line.strip() for m in json.loads(line)["messages"]]
     return str(build_tiny_lm(folder, arch=DATA["arch"], size=DATA["size"], corpus=texts, seed=seed, split_digits=True))
+
+
+def train_agent_sft(recipe: dict[str, Any], trajectories: str, *, progress: bool) -> None:
+    """Agent SFT on the trajectories with their flawed first attempts kept out of the loss (see
+    :func:`vcoder.pipelines.grpo.agent_sft.drop_turns_from_loss`), then save."""
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.agent_sft import drop_turns_from_loss
+    from vcoder.pipelines.progress import BarCallback
+    from vcoder.pipelines.quickstart import _parse, quiet
+    from vcoder.pipelines.recipes import train_and_save
+
+    with open(trajectories + ".meta.jsonl", encoding="utf-8") as handle:
+        flawed = [json.loads(line)["flawed_turns"] for line in handle if line.strip()]
+    script_args, training_args, model_args = _parse(sft.make_parser(), recipe)
+    callbacks = [BarCallback("agent SFT", disable=not progress)]
+    trainer, _ = sft.build_trainer(
+        script_args, training_args, model_args, train_dataset=read_jsonl_dataset(trajectories), callbacks=callbacks
+    )
+    trainer.train_dataset = drop_turns_from_loss(trainer.train_dataset, flawed)
+    quiet(trainer)
+    train_and_save(trainer, None, script_args, training_args, resume=None)
 
 
 def read_jsonl_dataset(path: str):
@@ -186,9 +211,8 @@ def run_agent_quickstart(
 
     from vcoder.data.site_kinds import kind_tasks
     from vcoder.pipelines.agent_eval import evaluate_agent
-    from vcoder.pipelines.grpo import sft
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.quickstart import StageClock, auto_threads, reward_window, train_stage
+    from vcoder.pipelines.quickstart import StageClock, auto_threads, reward_window
     from vcoder.rendering import get_default_pool
     from vcoder.sites.grading import SiteGrader
     from vcoder.sites.records import EpisodeOptions
@@ -231,7 +255,7 @@ def run_agent_quickstart(
     sft_recipe.update(dataset_source=traj_path)
     if fast:
         sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
-    train_stage(sft, sft_recipe, read_jsonl_dataset(traj_path), label="agent SFT", progress=progress)
+    train_agent_sft(sft_recipe, traj_path, progress=progress)
     lap("sft")
     evaluate("sft", paths["sft"])
 

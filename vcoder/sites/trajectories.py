@@ -6,7 +6,8 @@ tasks are data, the episode is the environment):
 
 1. a first attempt: the task's reference solution, or (``flawed_share`` of the time) a flawed one: one of its
    broken variants, the ways generated sites fail (no script, a control named differently from the request, a
-   comment left open), or a reply cut off inside its first file (a malformed turn: rejected, the site unchanged);
+   comment left open), a reply cut off inside its first file (a malformed turn: rejected, the site unchanged), or
+   the right site for another request of the same kind (wrong values: what a small model gets wrong most);
 2. the feedback the environment returns for it: the site is rendered and graded by the same grader and episode
    code a model trains against (nothing here writes feedback), and appended as the next user turn;
 3. for a flawed attempt, the turn that fixes it (only the files that change) and that turn's feedback;
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vcoder.data.site_kinds import BROKEN, make_site
+from vcoder.data.site_kinds import BROKEN, make_site, split_of
 from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.grading import SiteGrader
@@ -51,9 +52,13 @@ FIX_NOTES = {
     "wrong_label": "The tests look for the control by the name the request gives it. Renaming it.",
     "broken_markup": "A comment left open hides the rest of the page and the script. Closing the markup.",
     "cut_off": "My last reply was cut off before the end of its file. Sending the whole files again.",
+    "wrong_values": "The tests expect the values of the request. Using them.",
 }
-#: how a first attempt can be flawed: a broken variant of the site, or a turn cut off (malformed)
-FLAWS = (*BROKEN, "cut_off")
+#: how a first attempt can be flawed: a broken variant of the site, a turn cut off (malformed), or the site of
+#: another request of the same kind (the values a model copies wrong: the thing counted, a start, a step, a name)
+FLAWS = (*BROKEN, "cut_off", "wrong_values")
+#: seeds tried for a ``wrong_values`` site from the same split whose request differs
+_OTHER_TRIES = 50
 FIRST_NOTE = "Here is the site."
 FINISH_NOTE = "Every test case passes.\n<finish/>"
 
@@ -64,6 +69,7 @@ class TrajectoryOptions:
 
     Attributes:
         flawed_share: share of trajectories whose first attempt is a broken variant (the rest start right).
+        flaws: the flaws drawn from, uniformly (a flaw named twice is drawn twice as often); see :data:`FLAWS`.
         layouts: site layouts to choose from, per trajectory (``single``: index.html; ``split``: + style.css, app.js).
         seed: seeds the per-trajectory choices (flaw or not, which flaw, layout).
         concurrency: episodes graded at once on the shared pool.
@@ -75,6 +81,7 @@ class TrajectoryOptions:
     """
 
     flawed_share: float = 0.75
+    flaws: tuple[str, ...] = FLAWS
     layouts: tuple[str, ...] = LAYOUTS
     seed: int = 0
     concurrency: int = 4
@@ -84,6 +91,9 @@ class TrajectoryOptions:
     def __post_init__(self) -> None:
         if not 0.0 <= self.flawed_share <= 1.0:
             raise ValueError(f"flawed_share must be in [0, 1], got {self.flawed_share}")
+        unknown = [flaw for flaw in self.flaws if flaw not in FLAWS]
+        if not self.flaws or unknown:
+            raise ValueError(f"flaws must name some of {FLAWS}, got {self.flaws}")
         bad = [layout for layout in self.layouts if layout not in LAYOUTS]
         if not self.layouts or bad:
             raise ValueError(f"layouts must be a non-empty subset of {LAYOUTS}, got {self.layouts}")
@@ -115,7 +125,7 @@ def file_reply(files: dict[str, str], note: str = "") -> str:
 def plan(task: dict[str, Any], index: int, options: TrajectoryOptions) -> dict[str, Any]:
     """The scripted replies of one trajectory and what they are: ``{"replies", "flaw", "layout"}``."""
     rng = random.Random(f"traj:{options.seed}:{index}:{task['id']}")
-    flaw = rng.choice(FLAWS) if rng.random() < options.flawed_share else None
+    flaw = rng.choice(options.flaws) if rng.random() < options.flawed_share else None
     layout = rng.choice(options.layouts)
     good = site_files(make_site(task["kind"], task["seed"]), layout)
     if flaw is None:
@@ -124,10 +134,27 @@ def plan(task: dict[str, Any], index: int, options: TrajectoryOptions) -> dict[s
         whole = file_reply(good, FIRST_NOTE)
         cut = whole[: whole.index("</file>") * 2 // 3]  # inside the first file: its closing tag never comes
         return {"replies": [cut, file_reply(good, FIX_NOTES[flaw]), FINISH_NOTE], "flaw": flaw, "layout": layout}
-    bad = site_files(make_site(task["kind"], task["seed"], broken=flaw), layout)
+    if flaw == "wrong_values":
+        bad = site_files(other_site(task, rng), layout)
+    else:
+        bad = site_files(make_site(task["kind"], task["seed"], broken=flaw), layout)
     changed = {path: text for path, text in good.items() if bad.get(path) != text}
     replies = [file_reply(bad, FIRST_NOTE), file_reply(changed, FIX_NOTES[flaw]), FINISH_NOTE]
     return {"replies": replies, "flaw": flaw, "layout": layout}
+
+
+def other_site(task: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The right site for another request of the task's kind and split (a site with the wrong values for ``task``).
+
+    Raises:
+        ValueError: no other request of the split among the seeds tried.
+    """
+    kind, split = task["kind"], task.get("split") or split_of(task["kind"], task["instruction"])
+    for _ in range(_OTHER_TRIES):
+        site = make_site(kind, task["seed"] + 1 + rng.randrange(10_000))
+        if site["instruction"] != task["instruction"] and split_of(kind, site["instruction"]) == split:
+            return site
+    raise ValueError(f"no other {split} request of kind {kind!r} in {_OTHER_TRIES} seeds for task {task['id']}")
 
 
 def replay_policy(replies: Sequence[str]):

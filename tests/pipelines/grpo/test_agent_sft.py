@@ -81,6 +81,25 @@ def test_the_loss_covers_the_assistant_turns_only(tmp_path, tiny_lm):
     assert len(set(trained_text)) == 1  # the three trajectories differ only in their (untrained) task
 
 
+def test_a_flawed_turn_can_be_left_out_of_the_loss(tmp_path, tiny_lm):
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.grpo.agent_sft import drop_turns_from_loss
+
+    data = write_jsonl(tmp_path, [trajectory(t) for t in TASKS])
+    trainer, _ = sft.build_trainer(*recipe(tmp_path, tiny_lm, data))
+    tokenizer = trainer.processing_class
+    dropped = drop_turns_from_loss(trainer.train_dataset, [[1], [], [2]])
+    trained = [tokenizer.decode([t for t in row["labels"] if t != -100]) for row in dropped]
+    assert FIRST not in trained[0] and FIX in trained[0] and trained[0].count("<|im_end|>") == 1
+    assert FIRST in trained[1] and FIX in trained[1]
+    assert FIRST in trained[2] and FIX not in trained[2]
+    assert dropped[0]["input_ids"] == trainer.train_dataset[0]["input_ids"]  # still in the input, as context
+    with pytest.raises(ValueError, match="one list per trajectory"):
+        drop_turns_from_loss(trainer.train_dataset, [[1]])
+    with pytest.raises(ValueError, match="cannot leave out turn 3"):
+        drop_turns_from_loss(trainer.train_dataset, [[3], [], []])
+
+
 def test_vcoder_train_sft_runs_on_trajectories(tmp_path, tiny_lm):
     from vcoder.pipelines.grpo import sft
 

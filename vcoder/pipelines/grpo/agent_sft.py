@@ -80,3 +80,45 @@ def build_agent_trainer(script_args, training_args, model_args, *, train_dataset
         callbacks=callbacks,
     )
     return trainer, None
+
+
+def drop_turns_from_loss(dataset, turns: list[list[int]]):
+    """Keep some assistant turns out of the loss of a dataset ``SFTTrainer`` has prepared (its ``labels`` column).
+
+    A trajectory's deliberately flawed first attempt (the ``flawed_turns`` of
+    :func:`vcoder.sites.trajectories.write_trajectories`' sidecar) belongs in the conversation, because the feedback
+    and the fixing turn refer to it, but not in the loss: trained on, the model would learn to make the mistake.
+    An assistant turn is one run of labels that are not -100 (every other token is masked by the chat template's
+    generation markers).
+
+    Args:
+        dataset: the trainer's ``train_dataset`` (rows in the order of the trajectories, with ``labels``).
+        turns: per row, the 1-based assistant turns to leave out.
+
+    Returns:
+        The dataset with those turns' labels set to -100.
+
+    Raises:
+        ValueError: the row counts differ, or a row has fewer assistant turns than a turn named.
+    """
+    if len(dataset) != len(turns):
+        raise ValueError(f"{len(dataset)} prepared rows but {len(turns)} lists of turns: give one list per trajectory")
+
+    def mask(example, index):
+        labels, drop = list(example["labels"]), set(turns[index])
+        if not drop:
+            return {"labels": labels}
+        turn, inside = 0, False
+        for i, label in enumerate(labels):
+            if label != -100 and not inside:
+                turn += 1
+            inside = label != -100
+            if inside and turn in drop:
+                labels[i] = -100
+        if max(drop) > turn:
+            raise ValueError(
+                f"row {index} has {turn} assistant turns in its labels; cannot leave out turn {max(drop)}"
+            )
+        return {"labels": labels}
+
+    return dataset.map(mask, with_indices=True)
