@@ -39,7 +39,8 @@ def _reward(**flat) -> VLMPolicy:
     from vcoder.rewards import gui
     from vcoder.rewards.settings import RewardSettings
 
-    return gui._agent(RewardSettings(**flat))
+    policy, _watched = gui._agent(RewardSettings(**flat))  # the agent and the watch over its client
+    return policy
 
 
 def _step_grpo(**flat) -> VLMPolicy:
