@@ -309,6 +309,15 @@ def load_for_training(model_args, training_args, *, kind: str = "vlm"):
     return model, processor
 
 
+def _is_peft(model) -> bool:
+    """Whether ``model`` is a PEFT model; without peft installed (no ``train`` extra) nothing is."""
+    try:
+        from peft import PeftModel
+    except ImportError:
+        return False
+    return isinstance(model, PeftModel)
+
+
 def save_policy(model, processor, folder: str | Path, *, merge: bool = True):
     """Save a trained policy and its processor to ``folder`` so it loads as a plain model.
 
@@ -321,9 +330,7 @@ def save_policy(model, processor, folder: str | Path, *, merge: bool = True):
     Returns:
         The model saved (the merged one for a PEFT model).
     """
-    from peft import PeftModel
-
-    if merge and isinstance(model, PeftModel):
+    if merge and _is_peft(model):
         model = model.merge_and_unload()
     model.save_pretrained(folder)
     processor.save_pretrained(folder)

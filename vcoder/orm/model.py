@@ -222,13 +222,12 @@ def make_orm(base: str | Path, out: str | Path, *, image_width: int = 320, label
     Returns:
         ``out``, which :meth:`OutcomeRewardModel.load` accepts.
     """
-    from vcoder.models.loading import load_policy
+    from vcoder.models.loading import load_policy, save_policy
 
     model, processor = load_policy(str(base), dtype="float32")
     yes_id, no_id = add_answer_tokens(model, processor)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
+    save_policy(model, processor, out)
     ORMConfig(yes_id, no_id, label_threshold, image_width, str(base)).save(out)
     return out

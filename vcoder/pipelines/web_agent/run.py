@@ -37,6 +37,7 @@ from typing import Any
 
 from vcoder.browse import WebTask, arun_episode, generate_tasks, write_tasks
 from vcoder.browse.records import replay_items, verdict_record, write_jsonl
+from vcoder.models.loading import save_policy
 from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
@@ -190,8 +191,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
             fresh, replay, train = webrl["fresh"], webrl["replay"], webrl["train"]
         else:
             fresh, replay, train = _filtered_bc(config, phase, model, tokenizer, rollouts, buffer)
-        model.save_pretrained(folder / "model")
-        tokenizer.save_pretrained(folder / "model")
+        save_policy(model, tokenizer, folder / "model")
         heldout_episodes = asyncio.run(_episodes(heldout, greedy, browser, config))
     after = success_table(heldout_episodes)
     write_jsonl((e.to_dict() for e in [*rollouts, *heldout_episodes]), folder / "episodes.jsonl")

@@ -20,6 +20,7 @@ from typing import Any
 
 from vcoder.browse import ScriptedSolver, arun_episode
 from vcoder.browse.records import sft_rows, write_jsonl
+from vcoder.models.loading import save_policy
 from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.lm import train_nll
 from vcoder.pipelines.web_agent.run import load_policy, split_tasks
@@ -76,8 +77,7 @@ def sft_start(config: WebAgentConfig, out: str | Path) -> dict[str, Any]:
         seed=config.seed,
         system=config.system_prompt,
     )
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
+    save_policy(model, tokenizer, out)
     info = {"demos": len(rows), "base": base, "size": size, "epochs": epochs, "learning_rate": learning_rate, **train}
     (out / "sft.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     return info
