@@ -92,6 +92,17 @@ def _buy(rng, st):
 
 
 # -- admin
+def _edit_plan(section: str, name: str, change: dict[str, Any], save: str) -> list[dict[str, Any]]:
+    """The admin's edit flow: open ``section``, press "Edit <name>", make ``change`` in the form, press ``save``."""
+    return [
+        {"do": "click", "text": section},
+        {"do": "click", "text": f"Edit {name}"},
+        change,
+        {"do": "click", "text": save},
+        {"do": "exit", "message": ""},
+    ]
+
+
 def _customer_group(rng, st):
     c = rng.choice(st["customers"])
     plan = [{"do": "click", "text": "Customers"}, {"do": "exit", "message": c["group"]}]
@@ -101,13 +112,7 @@ def _customer_group(rng, st):
 def _change_group(rng, st):
     c = rng.choice(st["customers"])
     group = rng.choice([g for g in st["groups"] if g != c["group"]])
-    plan = [
-        {"do": "click", "text": "Customers"},
-        {"do": "click", "text": f"Edit {c['name']}"},
-        {"do": "select", "field": "Group", "option": group},
-        {"do": "click", "text": "Save Customer"},
-        {"do": "exit", "message": ""},
-    ]
+    plan = _edit_plan("Customers", c["name"], {"do": "select", "field": "Group", "option": group}, "Save Customer")
     ev = _html(
         "__ADMIN__/#/customers",
         "document.querySelector('#customers').outerText",
@@ -119,13 +124,7 @@ def _change_group(rng, st):
 def _stock(rng, st):
     p = rng.choice(st["products"])
     n = rng.choice([x for x in (0, 5, 10, 25, 50, 100) if x != p["stock"]])
-    plan = [
-        {"do": "click", "text": "Products"},
-        {"do": "click", "text": f"Edit {p['name']}"},
-        {"do": "type", "field": "Stock", "text": str(n)},
-        {"do": "click", "text": "Save Product"},
-        {"do": "exit", "message": ""},
-    ]
+    plan = _edit_plan("Products", p["name"], {"do": "type", "field": "Stock", "text": str(n)}, "Save Product")
     ev = _html(
         "last",
         "document.querySelector('#products').outerText",
