@@ -107,14 +107,27 @@ def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts,
     for e in rollouts:
         rates[_template(e.task)].append(e.evaluation.success)
     band = {k for k, v in rates.items() if config.band_low <= sum(v) / len(v) <= config.band_high} or set(rates)
+    per_site = new_instances(config, phase, pool, heldout, keep=lambda t: _template(t) in band)
+    return with_new_tasks(pool, [t for site in per_site for t in site][: config.new_tasks_per_phase])
+
+
+def new_instances(config: WebAgentConfig, phase: int, pool, heldout, *, keep=None) -> list[list[WebTask]]:
+    """Per site of ``config.sites``, the phase's fresh task instances (``keep``'s, when given) whose intent is in
+    neither the pool, the held-out set nor an earlier site's list: the candidates a phase grows its pool from."""
     seen = {t.intent for t in pool} | {t.intent for t in heldout}
-    new: list[WebTask] = []
+    per_site = []
     for site in config.sites:
+        fresh = []
         for t in generate_tasks(site, seed=1_000 * (phase + 1) + config.seed, n=6 * config.new_tasks_per_phase):
-            if _template(t) in band and t.intent not in seen:
+            if (keep is None or keep(t)) and t.intent not in seen:
                 seen.add(t.intent)
-                new.append(t)
-    new = new[: config.new_tasks_per_phase]
+                fresh.append(t)
+        per_site.append(fresh)
+    return per_site
+
+
+def with_new_tasks(pool: list[WebTask], new: list[WebTask]) -> list[WebTask]:
+    """``pool`` followed by ``new``, renumbered after the pool's largest ``task_id``."""
     base = max(int(t.task_id) for t in pool) + 1
     return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
 

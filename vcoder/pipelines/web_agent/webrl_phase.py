@@ -16,9 +16,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from vcoder.browse import WebTask, arun_episode, generate_tasks
+from vcoder.browse import WebTask, arun_episode
 from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
+from vcoder.pipelines.web_agent.run import new_instances, with_new_tasks
 from vcoder.pipelines.web_agent.webrl import (
     Collator,
     WebAgentWebRLTrainer,
@@ -43,16 +44,8 @@ class _Exit:
 
 def candidate_tasks(config: WebAgentConfig, phase: int, pool: list[WebTask], heldout: list[WebTask]) -> list[WebTask]:
     """Up to ``3 * new_tasks_per_phase`` new task instances, the sites taken in turn, none repeating an intent of the
-    pool or the held-out set (the same generator seeds as :func:`.run.grow_pool`)."""
-    seen = {t.intent for t in pool} | {t.intent for t in heldout}
-    per_site = []
-    for site in config.sites:
-        fresh = []
-        for t in generate_tasks(site, seed=1_000 * (phase + 1) + config.seed, n=6 * config.new_tasks_per_phase):
-            if t.intent not in seen:
-                seen.add(t.intent)
-                fresh.append(t)
-        per_site.append(fresh)
+    pool or the held-out set (:func:`.run.new_instances`, as :func:`.run.grow_pool` draws them)."""
+    per_site = new_instances(config, phase, pool, heldout)
     interleaved = [t for group in zip(*per_site, strict=False) for t in group]
     if not interleaved:  # zip stops at the shortest site: fall back to all of them in site order
         interleaved = [t for group in per_site for t in group]
@@ -171,8 +164,7 @@ def webrl_update(
     values = critic.values(candidate_features).tolist() if probed else []
     in_band = [t for (t, _), v in zip(probed, values) if config.band_low <= v <= config.band_high]
     accepted = in_band[: config.new_tasks_per_phase]
-    base = max(int(t.task_id) for t in pool) + 1
-    next_pool = [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(accepted))]
+    next_pool = with_new_tasks(pool, accepted)
     return {
         "train": train,
         "critic": {**fit, "transitions": len(rows), "positive_targets": sum(r["target"] for r in rows)},
