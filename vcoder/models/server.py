@@ -127,11 +127,9 @@ class Generator:
 
     def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
         """The chat template with its generation prompt, system turns dropped unless ``system``, last tokens kept."""
-        if not self.system:
-            messages = [m for m in messages if m["role"] != "system"]
-        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        return ids[-self.max_prompt_tokens :] if self.max_prompt_tokens else ids
+        from vcoder.models.chat_prompt import prompt_ids
+
+        return prompt_ids(self.tokenizer, messages, self.max_prompt_tokens, self.system)
 
     def complete(
         self,

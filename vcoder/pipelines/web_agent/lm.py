@@ -15,20 +15,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from vcoder.models.chat_prompt import prompt_ids
+
 logger = logging.getLogger(__name__)
 
 Sample = tuple[list[dict[str, str]], str]  # (prompt messages, completion text)
-
-
-def prompt_ids(tokenizer, messages: list[dict[str, str]], max_prompt_tokens: int, system: bool = True) -> list[int]:
-    """The prompt's token ids: the chat template with its generation prompt, the system turn left out unless
-    ``system`` (a model trained from scratch learns nothing from a constant preamble), the last
-    ``max_prompt_tokens`` kept."""
-    if not system:
-        messages = [m for m in messages if m["role"] != "system"]
-    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    return ids[-max_prompt_tokens:]
 
 
 def completion_ids(tokenizer, completion: str) -> list[int]:
