@@ -50,6 +50,16 @@ def test_broken_variants_change_the_page_and_nothing_else():
         assert "<!-- " in make_site(kind, 2, broken="broken_markup")["markup"]
 
 
+def test_accent_style_changes_only_the_style():
+    for kind in ("counter", "cart", "chart"):
+        full, accent = make_site(kind, 5), make_site(kind, 5, style="accent")
+        same = ("instruction", "test_cases", "markup", "js", "title")
+        assert {k: full[k] for k in same} == {k: accent[k] for k in same}
+        assert len(accent["css"]) < len(full["css"]) and accent["css"] in accent["html"]
+        colour = full["instruction"].split("Use ")[-1].split(" as the accent")[0]
+        assert accent["css"].startswith(f"h1,button{{color:{colour}}}")
+
+
 def test_deterministic_and_seeded():
     assert make_site("chart", 4) == make_site("chart", 4)
     assert kind_tasks(5, seed=3, split="validation") == kind_tasks(5, seed=3, split="validation")
@@ -84,6 +94,8 @@ def test_bad_arguments():
         make_site("carousel")
     with pytest.raises(ValueError, match="unknown broken variant"):
         make_site("tabs", broken="validation_missing")
+    with pytest.raises(ValueError, match="unknown style 'dark'"):
+        make_site("tabs", style="dark")
     with pytest.raises(ValueError, match="unknown split 'test'"):
         kind_tasks(1, split="test")
     with pytest.raises(ValueError, match="unknown site kinds"):

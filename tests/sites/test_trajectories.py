@@ -77,6 +77,16 @@ def test_bad_options():
         TrajectoryOptions(flawed_share=1.5)
     with pytest.raises(ValueError, match="layouts"):
         TrajectoryOptions(layouts=("single", "bundle"))
+    with pytest.raises(ValueError, match="style"):
+        TrajectoryOptions(style="dark")
+
+
+def test_accent_style_writes_the_accent_sites():
+    task = kind_tasks(1, split="train", kinds=("counter",))[0]
+    for i in range(6):
+        planned = plan(task, i, _options(style="accent", layouts=("single",)))
+        last_site = parse_turn(planned["replies"][-2]).writes[0].content
+        assert last_site == make_site("counter", task["seed"], style="accent")["html"].rstrip("\n")
 
 
 @pytest.mark.browser

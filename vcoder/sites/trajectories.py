@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vcoder.data.site_kinds import BROKEN, make_site, split_of
+from vcoder.data.site_kinds import BROKEN, STYLES, make_site, split_of
 from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.grading import SiteGrader
@@ -72,6 +72,8 @@ class TrajectoryOptions:
         flaws: the flaws drawn from, uniformly (a flaw named twice is drawn twice as often); see :data:`FLAWS`.
         layouts: site layouts to choose from, per trajectory (``single``: index.html; ``split``: + style.css, app.js).
         seed: seeds the per-trajectory choices (flaw or not, which flaw, layout).
+        style: how much style the sites carry (:data:`vcoder.data.site_kinds.STYLES`; ``accent``: sequences a tiny
+            model trains on fast).
         concurrency: episodes graded at once on the shared pool.
         expect_timeout_ms: how long the scripted tester re-checks unmet expectations (the environment's default is
             :data:`vcoder.sites.grading.SCRIPTED_EXPECT_MS`; the generated sites answer at once, so less gives
@@ -84,6 +86,7 @@ class TrajectoryOptions:
     flaws: tuple[str, ...] = FLAWS
     layouts: tuple[str, ...] = LAYOUTS
     seed: int = 0
+    style: str = "full"
     concurrency: int = 4
     expect_timeout_ms: int = 5000
     episode: dict[str, Any] = field(default_factory=dict)
@@ -97,6 +100,8 @@ class TrajectoryOptions:
         bad = [layout for layout in self.layouts if layout not in LAYOUTS]
         if not self.layouts or bad:
             raise ValueError(f"layouts must be a non-empty subset of {LAYOUTS}, got {self.layouts}")
+        if self.style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
         if self.concurrency < 1 or self.expect_timeout_ms < 0:
             raise ValueError(f"concurrency must be >= 1 and expect_timeout_ms >= 0, got {self}")
 
@@ -127,7 +132,7 @@ def plan(task: dict[str, Any], index: int, options: TrajectoryOptions) -> dict[s
     rng = random.Random(f"traj:{options.seed}:{index}:{task['id']}")
     flaw = rng.choice(options.flaws) if rng.random() < options.flawed_share else None
     layout = rng.choice(options.layouts)
-    good = site_files(make_site(task["kind"], task["seed"]), layout)
+    good = site_files(make_site(task["kind"], task["seed"], style=options.style), layout)
     if flaw is None:
         return {"replies": [file_reply(good, FIRST_NOTE), FINISH_NOTE], "flaw": None, "layout": layout}
     if flaw == "cut_off":
@@ -135,15 +140,15 @@ def plan(task: dict[str, Any], index: int, options: TrajectoryOptions) -> dict[s
         cut = whole[: whole.index("</file>") * 2 // 3]  # inside the first file: its closing tag never comes
         return {"replies": [cut, file_reply(good, FIX_NOTES[flaw]), FINISH_NOTE], "flaw": flaw, "layout": layout}
     if flaw == "wrong_values":
-        bad = site_files(other_site(task, rng), layout)
+        bad = site_files(other_site(task, rng, style=options.style), layout)
     else:
-        bad = site_files(make_site(task["kind"], task["seed"], broken=flaw), layout)
+        bad = site_files(make_site(task["kind"], task["seed"], broken=flaw, style=options.style), layout)
     changed = {path: text for path, text in good.items() if bad.get(path) != text}
     replies = [file_reply(bad, FIRST_NOTE), file_reply(changed, FIX_NOTES[flaw]), FINISH_NOTE]
     return {"replies": replies, "flaw": flaw, "layout": layout}
 
 
-def other_site(task: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def other_site(task: dict[str, Any], rng: random.Random, *, style: str = "full") -> dict[str, Any]:
     """The right site for another request of the task's kind and split (a site with the wrong values for ``task``).
 
     Raises:
@@ -151,7 +156,7 @@ def other_site(task: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """
     kind, split = task["kind"], task.get("split") or split_of(task["kind"], task["instruction"])
     for _ in range(_OTHER_TRIES):
-        site = make_site(kind, task["seed"] + 1 + rng.randrange(10_000))
+        site = make_site(kind, task["seed"] + 1 + rng.randrange(10_000), style=style)
         if site["instruction"] != task["instruction"] and split_of(kind, site["instruction"]) == split:
             return site
     raise ValueError(f"no other {split} request of kind {kind!r} in {_OTHER_TRIES} seeds for task {task['id']}")

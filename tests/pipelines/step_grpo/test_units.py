@@ -109,6 +109,8 @@ def test_ablations_set_the_mode_and_the_weights():
     assert (options.screenshot_weight, options.gui_weight) == (5.0, 0.0)
     assert StepGRPOScriptArguments().advantage_mode == "step"
     assert StepGRPOScriptArguments(max_turns=3).episode_options().max_turns == 3
+    assert StepGRPOScriptArguments(system_prompt="Build it.").episode_options().system_prompt == "Build it."
+    assert StepGRPOScriptArguments().episode_options().system_prompt is None
 
 
 @pytest.mark.parametrize(

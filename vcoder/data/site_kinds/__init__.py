@@ -57,6 +57,9 @@ BUILDERS = {
 }
 KINDS = tuple(BUILDERS)
 BROKEN = ("handler_missing", "wrong_label", "broken_markup")
+#: how much style a site carries: ``full`` (a styled card) or ``accent`` (one rule with the accent colour: a page a
+#: tiny model writes in a fifth of the tokens; the scripted cases never look at style)
+STYLES = ("full", "accent")
 #: split -> share of the hash buckets (0..99) it owns, in order
 SPLITS = {"train": 80, "validation": 10, "heldout": 10}
 _WORDS = ("Alpha", "Harbor", "Maple", "Nimbus", "Orbit", "Quartz", "Summit", "Willow", "Ember", "Cobalt")
@@ -72,13 +75,14 @@ def _break_markup(body: str) -> str:
     return body[:cut] + "<!-- " + body[cut:]
 
 
-def make_site(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[str, Any]:
+def make_site(kind: str, seed: int = 0, *, broken: str | None = None, style: str = "full") -> dict[str, Any]:
     """Build one site task: its request, test cases and the reference solution (or a broken variant of it).
 
     Args:
         kind: one of ``KINDS``.
         seed: content seed (same seed, same site).
         broken: None for the reference solution, or one of ``BROKEN``.
+        style: one of ``STYLES`` (the request, cases and script are the same for both).
 
     Returns:
         ``{"kind", "broken", "title", "instruction", "test_cases" (list of case dicts), "html" (the whole page),
@@ -92,13 +96,15 @@ def make_site(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[st
         raise ValueError(f"unknown site kind {kind!r}; choose among {', '.join(KINDS)}")
     if broken is not None and broken not in BROKEN:
         raise ValueError(f"unknown broken variant {broken!r}; choose among {', '.join(BROKEN)} (or None)")
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; choose among {', '.join(STYLES)}")
     rng = random.Random(f"site:{kind}:{seed}")
     title = f"{rng.choice(_WORDS)} {kind.capitalize()}"
     accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
     built: Built = BUILDERS[kind](Ctx(rng, broken))
     body = _break_markup(built.body) if broken == "broken_markup" else built.body
     js = "" if broken == "handler_missing" else "const $ = s => document.querySelector(s);\n" + built.js + "\n"
-    css = (
+    full = (
         f"body{{font-family:{font};background:#f5f5f4;margin:0;padding:32px;color:#1c1917}}\n"
         "main{max-width:600px;margin:auto;background:#fff;border-radius:12px;padding:24px;box-shadow:0 1px 4px #0002}\n"
         f"h1{{color:{accent};margin-top:0}}\nbutton{{background:{accent};color:#fff;border:0;border-radius:6px;"
@@ -106,8 +112,8 @@ def make_site(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[st
         "input,select,textarea{padding:8px;margin:4px 0;font:inherit;border:1px solid #ccc;border-radius:6px}\n"
         "label{display:block;margin-top:8px}\n.error{color:#b91c1c}\n.ok{color:#15803d}\n"
         ".big{font-size:32px;font-weight:700}\n[aria-pressed=true],[aria-selected=true]{outline:3px solid #0006}\n"
-        + (built.css + "\n" if built.css else "")
     )
+    css = (full if style == "full" else f"h1,button{{color:{accent}}}\n") + (built.css + "\n" if built.css else "")
     markup = f"<main><h1>{title}</h1>{body}</main>"
     head = f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{title}</title>\n'
     html = f"{head}<style>\n{css}</style>\n</head>\n<body>\n{markup}\n"

@@ -133,6 +133,10 @@ class StepGRPOScriptArguments:
         metadata={"help": "Screenshots in the feedback (a VLM policy; sent as user turns), else the visible text."},
     )
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
+    system_prompt: str | None = field(
+        default=None,
+        metadata={"help": "The builder's system prompt (None: the turn format's own, vcoder.data.prompts)."},
+    )
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
     reply_timeout_ms: int = field(
         default=1_800_000,
@@ -257,6 +261,7 @@ class StepGRPOScriptArguments:
             orm_weight=self.orm_weight,
             malformed_reward=self.malformed_reward,
             feedback_images=self.feedback_images,
+            system_prompt=self.system_prompt,
             feedback_image_side=self.feedback_image_side,
             width=self.render_width,
             height=self.render_height,
