@@ -24,13 +24,15 @@ logger = logging.getLogger(__name__)
 
 class GreedyTurns:
     """One turn for many trajectories at once with a plain causal LM (the ``generate(requests)`` contract of
-    :class:`vcoder.pipelines.step_grpo.generation.TransformersTurns`, without a trainer)."""
+    :class:`vcoder.pipelines.step_grpo.generation.TransformersTurns`, without a trainer); greedy, or sampled at
+    ``temperature`` > 0 (seed torch for a repeatable sample)."""
 
     reports_logprobs = False
 
-    def __init__(self, model: Any, tokenizer: Any):
+    def __init__(self, model: Any, tokenizer: Any, *, temperature: float = 0.0):
         self.model = model
         self.tokenizer = tokenizer
+        self.temperature = temperature
         config = model.generation_config
         eos = config.eos_token_id if isinstance(config.eos_token_id, list) else [config.eos_token_id]
         self.eos = {tokenizer.eos_token_id, *[e for e in eos if e is not None]}
@@ -47,8 +49,12 @@ class GreedyTurns:
         ids = torch.tensor([[pad] * (width - len(r.ids)) + r.ids for r in requests])
         mask = torch.tensor([[0] * (width - len(r.ids)) + [1] * len(r.ids) for r in requests])
         config = copy.deepcopy(self.model.generation_config)
-        config.update(do_sample=False, max_new_tokens=max(r.max_new_tokens for r in requests), temperature=None)
-        config.update(top_p=None, top_k=None, eos_token_id=sorted(self.eos), pad_token_id=pad)
+        sample = {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0}
+        greedy = {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        config.update(
+            **(sample if self.temperature > 0 else greedy), max_new_tokens=max(r.max_new_tokens for r in requests)
+        )
+        config.update(eos_token_id=sorted(self.eos), pad_token_id=pad)
         with torch.no_grad():
             out = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
         new = out[:, width:].tolist()
@@ -97,6 +103,7 @@ def evaluate_agent(
     max_turn_tokens: int,
     budget: int,
     batch: int = 32,
+    temperature: float = 0.0,
 ) -> dict[str, Any]:
     """Greedy episodes of the model in ``model_dir`` on ``tasks``; ``{"mean": summarize(...), "tasks": [...]}``.
 
@@ -108,6 +115,7 @@ def evaluate_agent(
         max_turn_tokens: most tokens one reply may have.
         budget: most tokens of a trajectory after its first request (replies and feedback).
         batch: episodes run (and generated for) at once.
+        temperature: 0 for greedy episodes (the held-out scores), else sampled at this temperature.
     """
     from trl.trainer.utils import start_event_loop_in_daemon
 
@@ -116,7 +124,7 @@ def evaluate_agent(
     from vcoder.pipelines.step_grpo.tokens import ChatTokens
 
     model, tokenizer = load_policy(model_dir, kind="causal_lm", eval_mode=True)
-    generator, chat = GreedyTurns(model, tokenizer), ChatTokens(tokenizer)
+    generator, chat = GreedyTurns(model, tokenizer, temperature=temperature), ChatTokens(tokenizer)
     thread, loop, ready = start_event_loop_in_daemon(name="vcoder-agent-eval")
     ready.wait()
     per_task = []
