@@ -88,6 +88,7 @@ class WebEpisode:
             "policy": self.policy,
             "score": self.evaluation.score,
             "scores": self.evaluation.scores,
+            "judged_by": self.evaluation.judged_by,
             "answer": self.answer,
             "final_url": self.final_url,
             "error": self.error,

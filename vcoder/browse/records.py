@@ -67,7 +67,8 @@ def verdict_record(episode: WebEpisode, *, meta: dict[str, Any] | None = None) -
         meta={
             "site": task.site,
             "site_seed": task.site_seed,
-            "eval_types": list(task.eval.eval_types),
+            "eval_types": list(task.eval_types),
+            "judged_by": episode.evaluation.judged_by,
             "scores": episode.evaluation.scores,
             "policy": episode.policy,
             **(meta or {}),
