@@ -81,7 +81,7 @@ def test_the_writer_writes_tasks_for_the_failed_site_without_an_evaluator(tmp_pa
         result = writer.write([*SHOP, SHOP[0]], n=4, exclude=[SHOP[1].intent], phase=3, seed=7)
     assert server.chat_hits == 2 and result.requests == 2 and result.failed == 0
     body = server.bodies[0]
-    assert body["temperature"] == 1.0 and body["seed"] == 7 and body["model"] == "scripted"
+    assert body["temperature"] == 1.0 and body["seed"] == 7 + 300 and body["model"] == "scripted"
     assert SHOP[0].intent in body["messages"][0]["content"] and SHOP[1].intent in body["messages"][0]["content"]
     assert [t.intent for t in result.tasks] == GOOD
     # the failed intent again in both replies, and the second reply (the same text) repeats the three kept ones
@@ -103,9 +103,12 @@ def test_replies_are_cached_per_request(tmp_path):
         first = WebTaskWriter(endpoint(server.base_url), requests=1, cache=cache).write(SHOP, n=3, seed=1)
         again = WebTaskWriter(endpoint(server.base_url), requests=1, cache=cache).write(SHOP, n=3, seed=1)
         other_seed = WebTaskWriter(endpoint(server.base_url), requests=1, cache=cache).write(SHOP, n=3, seed=2)
-    assert server.chat_hits == 2  # the second writer asked nothing
+        next_phase = WebTaskWriter(endpoint(server.base_url), requests=1, cache=cache).write(
+            SHOP, n=3, seed=1, phase=1
+        )
+    assert server.chat_hits == 3  # the second writer asked nothing
     assert again.cached == 1 and [t.intent for t in again.tasks] == [t.intent for t in first.tasks] == GOOD
-    assert other_seed.cached == 0 and len(cache.read_text().splitlines()) == 2
+    assert other_seed.cached == 0 and next_phase.cached == 0 and len(cache.read_text().splitlines()) == 3
 
 
 def test_failed_sites_are_asked_separately():

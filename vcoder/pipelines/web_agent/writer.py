@@ -188,7 +188,7 @@ class WebTaskWriter:
             n: tasks asked for in all, spread over the requests (each asks for at least 3).
             exclude: intents the written ones must not repeat (the pool's, the held-out set's).
             phase: the phase (ids ``w<phase>-<k>``; the pool renumbers them).
-            seed: seeds the examples' sampling and the requests.
+            seed: seeds the examples' sampling and the requests (request ``r`` of a phase: ``seed + 100 * phase + r``).
         """
         return asyncio.run(self._write(list(failures), n, set(exclude), phase, seed))
 
@@ -214,7 +214,9 @@ class WebTaskWriter:
                     messages = writing_prompt(site, [t.intent for t in shown], per_request)
                     where = f"request {result.requests} ({site}, from tasks {[t.task_id for t in shown]})"
                     result.requests += 1
-                    key = self._key(messages, seed + r)
+                    # a new phase asks again (a resumed one reads the cache): the phase is part of the request's seed
+                    request_seed = seed + 100 * phase + r
+                    key = self._key(messages, request_seed)
                     text = self._replies.get(key)
                     if text is not None:
                         result.cached += 1
@@ -226,7 +228,7 @@ class WebTaskWriter:
                                 messages,
                                 temperature=self.endpoint.temperature,
                                 max_tokens=self.max_tokens,
-                                seed=seed + r,
+                                seed=request_seed,
                             )
                         except ServerUnreachable as exc:
                             result.failed += 1
