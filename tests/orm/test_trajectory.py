@@ -46,3 +46,36 @@ def test_a_threshold_outside_the_unit_interval_is_refused():
     with pytest.raises(ValueError, match=r"threshold=1.5 must lie in \[0, 1\]"):
         judge_trajectories(None, [Trajectory("x")], threshold=1.5)
     assert judge_trajectories(None, []) == []
+
+
+def test_the_orm_trains_on_a_browsing_record_in_the_view_it_judges_the_episode_by(tmp_path):
+    from vcoder.browse import generate_tasks
+    from vcoder.browse.episode import WebEpisode, WebStep
+    from vcoder.browse.evaluators import Evaluation
+    from vcoder.browse.records import verdict_record
+    from vcoder.orm.examples import build_examples
+    from vcoder.pipelines.web_agent.judging import episode_trajectory
+    from vcoder.verdicts.records import VerdictRecord
+
+    task = generate_tasks("shop", seed=0, n=1)[0]
+    steps = (
+        WebStep("/", '<a id="1">Cart</a>', 'do(action="Click", element="1")', True),
+        WebStep("/cart", "<h1>Cart</h1>", 'do(action="Click", element="7")', False, "no element 7"),
+        WebStep("/cart", "<h1>Cart</h1>", 'exit(message="2 items")', True),
+    )
+    episodes = [
+        WebEpisode(
+            task, "p", steps, "2 items", "__SHOP__/#/cart", Evaluation(1.0), final_page="<h1>Cart</h1>\n2 items"
+        ),
+        WebEpisode(task, "p", steps[:1], None, "__SHOP__/#/", Evaluation(0.0), error="lost", final_page=""),
+    ]
+    records = [VerdictRecord.from_dict(verdict_record(e).to_dict()) for e in episodes]  # through the log's JSON
+    site = VerdictRecord(task_id="s", instruction="A page", site_hash="h", site_files={"index.html": "<p>hi</p>"}, score=1.0,
+                         source="gui_agent", page_text=("hi",))  # fmt: skip
+    examples = build_examples([records[0], site, records[1]], base_dir=tmp_path, image_width=0)
+    web = [ex for ex in examples if ex.view == "trajectory"]
+    assert [ex.view for ex in examples] == ["trajectory", "site", "trajectory"]  # in record order
+    assert [ex.text for ex in web] == [trajectory_prompt(episode_trajectory(e)) for e in episodes]
+    assert [ex.label for ex in web] == [1, 0] and all(ex.image is None for ex in web)
+    assert "Answer: 2 items" in web[0].text and "Final page (/cart):" in web[0].text
+    assert {ex.view for ex in examples if ex.task_id == "s"} == {"site"}  # a site record keeps its own views

@@ -52,6 +52,24 @@ class Trajectory:
     route: str = "/"
 
 
+#: the verdict-log source of browsing episodes (``vcoder.browse.records``): their records are seen in this view only
+SOURCE = "web_agent"
+
+
+def record_trajectory(record: Any) -> Trajectory:
+    """The trajectory of a browsing episode's verdict record (``source == "web_agent"``): the same text the ORM
+    judges the live episode by, so an ORM trained on a phase's ``verdicts.jsonl`` reads what it will judge."""
+    observed = record.cases[0].observed if record.cases else None
+    route = observed.split("#", 1)[1] or "/" if observed and "#" in observed else "/"
+    return Trajectory(
+        intent=record.instruction,
+        actions=tuple(record.history),
+        final_page="\n".join(record.page_text or ()),
+        answer=record.meta.get("answer"),
+        route=route,
+    )
+
+
 def trajectory_prompt(trajectory: Trajectory) -> str:
     """The ORM's user text for one trajectory (layout in the module docstring).
 
