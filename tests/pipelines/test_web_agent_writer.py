@@ -75,8 +75,8 @@ def test_the_prompt_is_webrls_task_creator_ask_for_the_site():
     assert "between backticks" in text and "similar" in text and "Reuse the names" in text
 
 
-def test_the_writer_writes_tasks_for_the_failed_site_without_an_evaluator(tmp_path):
-    with ScriptedServer(REPLY) as server:
+def test_the_writer_writes_tasks_for_the_failed_site_without_an_evaluator(tmp_path, caplog):
+    with ScriptedServer(REPLY) as server, caplog.at_level(logging.WARNING):
         writer = WebTaskWriter(endpoint(server.base_url), failures_shown=10, requests=2, cache=tmp_path / "c.jsonl")
         result = writer.write([*SHOP, SHOP[0]], n=4, exclude=[SHOP[1].intent], phase=3, seed=7)
     assert server.chat_hits == 2 and result.requests == 2 and result.failed == 0
@@ -93,6 +93,8 @@ def test_the_writer_writes_tasks_for_the_failed_site_without_an_evaluator(tmp_pa
         data = task.to_dict()
         assert data["eval"] is None and set(data["written_from"]) == {SHOP[0].task_id, SHOP[1].task_id}
         assert WebTask.from_dict(json.loads(json.dumps(data))) == task
+    bad = [r.getMessage() for r in caplog.records if "rejected" in r.getMessage()]
+    assert len(bad) == 4 and "(too_short) 'Go'" in bad[0] and "from tasks" in bad[0]  # duplicates are not warnings
     summary = result.summary()
     assert summary["kept"] == 3 and summary["written"] == 12 and not result.no_reply
 

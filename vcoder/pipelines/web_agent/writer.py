@@ -272,7 +272,9 @@ class WebTaskWriter:
                 reason = "duplicate"
             if reason is not None:
                 result.rejected[reason] += 1
-                logger.info("task writer %s: rejected (%s) %r", where, reason, intent[:200])
+                # a repeat is the writer doing its job twice; anything else is a bad reply, said out loud
+                log = logger.info if reason == "duplicate" else logger.warning
+                log("task writer %s: rejected (%s) %r", where, reason, intent[:200])
                 continue
             seen.add(intent_key(intent))
             task = WebTask(
