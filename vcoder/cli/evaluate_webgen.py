@@ -37,8 +37,19 @@ def add_parser(bench) -> None:
     w.add_argument("--tasks", required=True, type=Path, help="WebGen-Bench's test.jsonl (or a folder holding it)")
     w.add_argument("--base-url", required=True, help="the site-building model's server, e.g. http://127.0.0.1:8000")
     w.add_argument("--model", required=True, help="model name as that server knows it")
-    w.add_argument("--gui-base-url", required=True, help="the VLM GUI agent's server (old flag: --agent-base-url)")
-    w.add_argument("--gui-model", required=True, help="the VLM GUI agent's model (old flag: --agent-model)")
+    w.add_argument("--gui-base-url", required=True, help="the GUI agent's server (old flag: --agent-base-url)")
+    w.add_argument("--gui-model", required=True, help="the GUI agent's model (old flag: --agent-model)")
+    from vcoder.gui.agents import DEFAULT_GUI_POLICY, GUI_POLICIES
+
+    w.add_argument(
+        "--gui-policy",
+        choices=GUI_POLICIES,
+        default=DEFAULT_GUI_POLICY,
+        help="protocol vcoder's GUI agent: vlm (default, a VLM over marked screenshots), text (the web agent: WebRL's "
+        "text observation and actions, e.g. `vcoder serve` of a trained web agent) or text_screenshot (the web agent "
+        "with the marked screenshot, a VLM); text and text_screenshot need --judge-base-url/--judge-model or "
+        "--no-judge, and --protocol vcoder",
+    )
     w.add_argument("--out", required=True, type=Path, help="output folder (created; a re-run resumes it)")
     w.add_argument("--max-turns", type=int, default=1, help="turns per site: 1 = one-shot (default), N = agent mode")
     w.add_argument("--json", action="store_true", help="print the summary as one JSON object")
@@ -115,6 +126,7 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             model=args.model,
             gui_base_url=args.gui_base_url,
             gui_model=args.gui_model,
+            gui_policy=args.gui_policy,
             judge_base_url=args.judge_base_url,
             judge_model=args.judge_model,
             judge=not args.no_judge,
