@@ -1,4 +1,4 @@
-"""``vcoder eval webgen-bench``: build every WebGen-Bench site with a model server and test it with a VLM GUI agent."""
+"""``vcoder eval webgen-bench``: build every WebGen-Bench site with a model server and test it with a GUI agent."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 DESCRIPTION = """Build each site of WebGen-Bench's test.jsonl with the model at --base-url (one-shot: one reply;
 agent mode with --max-turns N: N turns with appearance feedback, the test cases hidden), then run every test case on
-the final site with the VLM GUI agent at --gui-base-url (at most 15 actions; YES / PARTIAL / NO with its reason)
+the final site with the GUI agent at --gui-base-url (at most 15 actions; YES / PARTIAL / NO with its reason; a VLM
+over marked screenshots, or with --gui-policy text the web agent in WebRL's text setting)
 and grade the appearance (0-5) with the screenshot judge (default: the agent's endpoint). Writes OUT/results.jsonl
 (one line per task, resumable: a re-run skips scored tasks and retries the others), OUT/summary.json, OUT/report.html
 and OUT/tasks/<id>/. Accuracy = (YES + 0.5 x PARTIAL) / cases; a site that fails to build counts 0.
@@ -30,7 +31,7 @@ def add_parser(bench) -> None:
 
     w = bench.add_parser(
         "webgen-bench",
-        help="WebGen-Bench: build each site with a model server, test it with a VLM GUI agent (accuracy, appearance)",
+        help="WebGen-Bench: build each site with a model server, test it with a GUI agent (accuracy, appearance)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
