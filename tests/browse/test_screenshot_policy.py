@@ -86,3 +86,23 @@ def test_the_screenshot_policy_sends_the_marked_viewport_and_grades_by_what_the_
         (image,) = request["images"]
         assert image.size == (WIDTH, HEIGHT)
         assert BUTTON_MARK in {c for _, c in image.getcolors(WIDTH * HEIGHT)}  # the button's id is drawn on it
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_real_vlm_server_accepts_the_screenshot_policys_requests(tiny_vlm_server):
+    # the tiny random VLM behind `transformers serve`: its replies are noise, so no verdict (NO, 0.0), but every
+    # request, a system turn and a user turn of an image part then text, is answered (a refused one would be None)
+    reward = make_gui_agent_reward(
+        gui_base_url=tiny_vlm_server.base_url,
+        gui_model=tiny_vlm_server.model,
+        gui_policy="text_screenshot",
+        gui_step_limit=1,
+        gui_max_tokens=8,
+        gui_timeout_ms=120_000,
+        gui_deadline_ms=240_000,
+        render_width=WIDTH,
+        render_height=HEIGHT,
+    )
+    assert asyncio.run(reward([fenced(WORKING)], test_cases=[[SPOKEN]])) == [0.0]
