@@ -64,7 +64,7 @@ class WebGenConfig:
             "markup, Vite + React projects built offline in a sandbox)."
         },
     )
-    gui_policy: str = gui_policy_field("protocol vcoder's GUI agent")
+    gui_policy: str = gui_policy_field("Protocol vcoder")
     protocol: str = field(
         default="vcoder",
         metadata={

@@ -117,7 +117,7 @@ class StepGRPOScriptArguments:
     )
     screenshot_weight: float = field(default=5.0, metadata={"help": "Weight of the appearance score (0-1)."})
     gui_weight: float = field(default=5.0, metadata={"help": "Weight of the test-case score (0-1)."})
-    gui_policy: str = gui_policy_field("The GUI agent of the natural-language test cases")
+    gui_policy: str = gui_policy_field("The site grader")
     orm_weight: float = field(
         default=0.0,
         metadata={
