@@ -89,7 +89,11 @@ class WebAgentConfig:
         ),
     )
     critic_learning_rate: float = field(
-        default=1e-3, metadata=_help("algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3).")
+        default=1e-3,
+        metadata=_help(
+            "algorithm webrl: learning rate of the critic's heads (WebRLTrainer's default 1e-3; WebRL's run config, "
+            "scripts/config/main/default.yaml, trains its whole critic LM at critic_lr 1e-6)."
+        ),
     )
     critic_epochs: float = field(
         default=1.0, metadata=_help("algorithm webrl: passes of the critic over a phase's steps before the actor's.")
