@@ -26,6 +26,7 @@ STEPS = 12
 
 @pytest.mark.slow
 @pytest.mark.browser
+@pytest.mark.learning
 @pytest.mark.timeout(2400)  # ~5 min on 2 cores (the quickstart's whole SFT, then 12 GRPO steps)
 def test_grpo_raises_the_greedy_reward_on_the_pages_it_trains_on(tmp_path, record_property):
     import torch
