@@ -10,6 +10,9 @@ pytest_plugins = ["tests.servers", "tests.sites.bolt_fixtures"]
 
 
 def pytest_collection_modifyitems(config, items):
+    # the learning runs take minutes each: first in the order, so under pytest-xdist (scripts/test.sh) each starts on
+    # a worker at once while the other workers take the short tests, instead of one of them starting last
+    items.sort(key=lambda item: item.get_closest_marker("learning") is None)
     # the marker, not `"gpu" in item.keywords`: keywords also hold every folder name (a checkout named gpu/)
     gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_items:

@@ -27,6 +27,7 @@ RECIPES = {
     "vcoder.eval.webgen_config": "WebGenConfig",
     "vcoder.sites.records": "EpisodeOptions",
     "vcoder.orm.train": "TrainOptions",
+    "vcoder.pipelines.web_agent.config": "WebAgentConfig",
 }
 
 # second names in use today -> the declared name that replaces each (issue 19's list; delete a line once retired).

@@ -14,7 +14,8 @@ import pytest
 from tests.sites.bolt_servers import BoltModelServer
 from tests.sites.test_bolt_episode import POLICY, STOCK
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# builds run as the nobody user under one RLIMIT_NPROC: one pytest-xdist worker runs them all (scripts/test.sh)
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("nobody")]
 
 
 def test_eval_webgen_bench_with_a_bolt_builder_under_both_protocols(bolt_sandbox, tmp_path):

@@ -1,4 +1,4 @@
-"""Every entry point builds the VLM GUI agent the same way (``policy_from_endpoint``): the same flat ``gui_*`` settings
+"""Every entry point builds the GUI agent the same way (``gui_agent_from_endpoint``): the same flat ``gui_*`` settings
 give the same client settings in the gui_agent reward, Step-GRPO's grader, WebGen-Bench's task runner and ``vcoder
 agent test`` / ``agent build``. Real objects on a loopback URL; no request is sent."""
 
@@ -62,7 +62,8 @@ def _webgen(**flat) -> VLMPolicy:
 def _agent_test(gui_base_url, gui_model) -> VLMPolicy:
     from vcoder.cli.agent import _make_policy
 
-    policy, problem = _make_policy(argparse.Namespace(policy="vlm", base_url=gui_base_url, model=gui_model))
+    args = argparse.Namespace(policy="vlm", base_url=gui_base_url, model=gui_model, step_limit=15)
+    policy, problem = _make_policy(args)
     assert problem is None
     return policy
 
@@ -106,3 +107,43 @@ def test_declared_gui_fields_reach_the_client():
     assert gui_endpoint(argparse.Namespace(gui_max_retries=5), base_url=URL, model=MODEL).max_retries == 5
     with pytest.raises(ValueError, match="give both or neither"):
         gui_endpoint(argparse.Namespace(gui_base_url=URL))
+
+
+@pytest.mark.parametrize("gui_policy", ["text", "text_screenshot"])
+def test_every_entry_point_builds_the_web_agent_gui_policy_names(gui_policy):
+    from vcoder.browse.policies import WebAgentCasePolicy
+    from vcoder.cli.agent import _make_policy
+
+    flat = {"gui_base_url": URL, "gui_model": MODEL, "gui_policy": gui_policy, "gui_step_limit": 7}
+    test_args = argparse.Namespace(policy=gui_policy, base_url=URL, model=MODEL, step_limit=7)
+    built = {
+        "gui_agent reward": _reward(**flat),
+        "step_grpo build_grader": _step_grpo(**flat),
+        "webgen task runner": _webgen(**flat, judge=False),  # the judge would default to the web agent's endpoint
+        "agent test": _make_policy(test_args)[0],
+    }
+    for where, policy in built.items():
+        assert isinstance(policy, WebAgentCasePolicy), where
+        endpoint = policy.agent.endpoint
+        assert (endpoint.base_url, endpoint.model, endpoint.max_tokens) == (URL, MODEL, 256), where
+        assert policy.step_budget == 7 and policy.agent.screenshots == (gui_policy == "text_screenshot"), where
+    # graders that charge endpoint failures to a page or a task see them through the agent's watched client
+    assert isinstance(built["gui_agent reward"].client, WatchedClient)
+    assert isinstance(built["webgen task runner"].client, WatchedClient)
+
+
+def test_gui_policy_is_checked_where_each_recipe_is_read():
+    from vcoder.eval.webgen_config import WebGenConfig
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+
+    with pytest.raises(ValueError, match=r"gui_policy='txt' is not one of .* \(did you mean 'text'"):
+        StepGRPOScriptArguments(gui_policy="txt")
+    base = {"base_url": URL, "model": "builder", "gui_base_url": URL, "gui_model": MODEL}
+    with pytest.raises(ValueError, match="did you mean 'text_screenshot'"):
+        WebGenConfig(**base, gui_policy="text_screenshots", judge=False)
+    with pytest.raises(ValueError, match="protocol webgen-bench runs WebGen-Bench's own WebVoyager"):
+        WebGenConfig(**base, gui_policy="text", judge=False, protocol="vcoder,webgen-bench")
+    with pytest.raises(ValueError, match="give judge_base_url and judge_model"):
+        WebGenConfig(**base, gui_policy="text")
+    assert WebGenConfig(**base, gui_policy="text", judge=False).fingerprint()["gui_policy"] == "text"
+    assert WebGenConfig(**base).gui_policy == StepGRPOScriptArguments().gui_policy == "vlm"  # one default

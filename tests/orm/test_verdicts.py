@@ -117,6 +117,7 @@ def test_a_torn_last_line_is_skipped_by_the_reader_and_cut_by_the_next_writer(tm
         ("[1, 2]", "a verdict line must be a JSON object, got list"),
         ("{not json", "not a JSON object"),
     ],
+    ids=lambda value: value if len(value) < 80 else "line",  # the lines hold the time; ids must not (pytest-xdist)
 )
 def test_a_bad_line_is_named_by_line_and_field(tmp_path, line, message):
     path = tmp_path / "verdicts.jsonl"

@@ -62,6 +62,9 @@ def test_the_web_agent_recipes_parse(name):
     else:  # WebRL's hyperparameters
         assert (config.learning_rate, config.sft_learning_rate, config.temperature) == (1e-6, 1e-5, 1.0)
         assert config.dtype == "bfloat16" and config.system_prompt
+        # WebRL's update, with its run config's critic_lr, critic/actor epochs and batch size (the headers cite them)
+        assert config.algorithm == "webrl" and (config.critic_learning_rate, config.critic_epochs) == (1e-6, 1.0)
+        assert (config.epochs, config.batch_size, config.replay_max_items) == (1.0, 1, 100000)
 
 
 def test_a_phase_rolls_out_a_seeded_draw_of_the_pool():

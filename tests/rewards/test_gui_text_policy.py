@@ -64,7 +64,9 @@ def text_reward(base_url: str, **settings):
 
 
 def test_gui_policy_is_validated_with_a_suggestion():
-    with pytest.raises(ValueError, match=r"gui_policy='txt' is not one of \('vlm', 'text'\) \(did you mean 'text'"):
+    with pytest.raises(
+        ValueError, match=r"gui_policy='txt' is not one of \('vlm', 'text', 'text_screenshot'\) \(did you mean 'text'"
+    ):
         make_gui_agent_reward(gui_policy="txt")
 
 

@@ -21,7 +21,8 @@ from vcoder.sites.grading import SiteGrader
 from vcoder.sites.projects import BOLT_SYSTEM_PROMPT, served_site
 from vcoder.sites.records import EpisodeOptions, SiteTask
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# builds run as the nobody user under one RLIMIT_NPROC: one pytest-xdist worker runs them all (scripts/test.sh)
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("nobody")]
 
 # two records of WebGen-Bench's test.jsonl (instruction and test cases as the benchmark has them)
 STOCK = {

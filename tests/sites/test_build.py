@@ -17,7 +17,8 @@ import pytest
 from tests.sites.bolt_apps import PACKAGE_JSON
 from vcoder.sites.build import BuildLimits, build_project, modules_store
 
-pytestmark = pytest.mark.slow
+# builds run as the nobody user under one RLIMIT_NPROC: one pytest-xdist worker runs them all (scripts/test.sh)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nobody")]
 
 INDEX = (
     '<!doctype html><html><body><div id="app"></div><script type="module" src="/src/main.js"></script></body></html>'

@@ -26,11 +26,11 @@ from typing import Any, Protocol
 from vcoder.browse.actions import ActionParseError, action_line, element_comment, parse_action, to_gui, with_comment
 from vcoder.browse.evaluators import Evaluation, evaluate
 from vcoder.browse.fuzzy import FuzzyJudge
-from vcoder.browse.observation import observe_text
+from vcoder.browse.observation import observe_page, observe_text
 from vcoder.browse.prompt import step_prompt
 from vcoder.browse.sites import ENTRY, SITES, site_files
 from vcoder.browse.tasks import WebTask, route_of
-from vcoder.gui.env import GuiEnv
+from vcoder.gui.env import GuiEnv, draw_marks
 
 logger = logging.getLogger(__name__)
 
@@ -47,11 +47,12 @@ _SHOW_JS = "route => { history.replaceState(null, '', '#' + route); window.SITE.
 
 
 class WebPolicy(Protocol):
-    """What acts: reads one step's chat messages, writes one action line."""
+    """What acts: reads one step's chat messages, writes one action line. A policy with a true ``screenshots``
+    attribute also gets the viewport's marked screenshot in each step's user turn (:func:`step_prompt`)."""
 
     name: str
 
-    async def act(self, messages: list[dict[str, str]]) -> str: ...
+    async def act(self, messages: list[dict[str, Any]]) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class WebEpisode:
             "policy": self.policy,
             "score": self.evaluation.score,
             "scores": self.evaluation.scores,
+            "judged_by": self.evaluation.judged_by,
             "answer": self.answer,
             "final_url": self.final_url,
             "error": self.error,
@@ -98,7 +100,8 @@ class WebEpisode:
         }
 
     def step_messages(self) -> list[list[dict[str, str]]]:
-        """Each step's prompt and action as one chat (system, user, assistant): the per-step SFT / replay samples."""
+        """Each step's prompt and action as one chat (system, user, assistant): the per-step SFT / replay samples (text
+        only: a screenshot policy's images are not recorded)."""
         history: list[str] = []
         out = []
         for s in self.steps:
@@ -143,13 +146,15 @@ async def play(env: GuiEnv, policy: WebPolicy, intent: str, *, step_budget: int,
         ``(steps, answer)``: the steps taken and the ``exit`` message (None without one).
     """
     page = env.page
+    see = bool(getattr(policy, "screenshots", False))
     steps: list[WebStep] = []
     history: list[str] = []
     answer = None
     for _ in range(step_budget):
         route = route_of(site_url(page.url, site), site) if site else (page.url.split("#", 1)[1:] or ["/"])[0]
-        observation = await observe_text(env)
-        text = (await policy.act(step_prompt(intent, history, observation, route=route))).strip()
+        observation, elements = await observe_page(env)
+        shot = draw_marks(await env.screenshot(), elements) if see else None
+        text = (await policy.act(step_prompt(intent, history, observation, route=route, screenshot=shot))).strip()
         ok, error, line, said = True, None, text, text
         try:
             action = parse_action(text)

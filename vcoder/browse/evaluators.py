@@ -141,10 +141,16 @@ async def program_html(task: WebTask, select: Selector) -> float:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """A task's outcome: ``score`` is the product of ``scores`` (one per eval type), 1.0 a success."""
+    """A task's outcome: ``score`` is the product of ``scores`` (one per eval type), 1.0 a success.
+
+    ``judged_by`` says who decided: ``"evaluators"`` (the task's own), ``"pending"`` (a task without an evaluator
+    whose episode the ORM has not judged yet: score 0.0) or ``"orm"`` (score 1.0 when the ORM said YES; ``scores``
+    holds its P(YES) under ``"orm"``).
+    """
 
     score: float
     scores: dict[str, float] = field(default_factory=dict)
+    judged_by: str = "evaluators"
 
     @property
     def success(self) -> bool:
@@ -163,6 +169,8 @@ async def evaluate(
         select: reads a locator on the final page or on another route of the site (``program_html``).
         judge: the fuzzy-match judge (default: offline unless an endpoint is configured).
     """
+    if task.eval is None:  # a written task: the ORM judges the episode afterwards (vcoder.orm.trajectory)
+        return Evaluation(0.0, {}, judged_by="pending")
     scores: dict[str, float] = {}
     for kind in task.eval.eval_types:
         if kind == "string_match":

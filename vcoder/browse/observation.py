@@ -100,9 +100,9 @@ def format_walk(items: list, elements: tuple[Element, ...]) -> str:
     return "\n".join(lines)
 
 
-async def observe_text(env: Any) -> str:
-    """The current page of ``env`` (a :class:`vcoder.gui.env.GuiEnv`) as WebRL's text observation; the element
-    numbers are refreshed (ids valid until the next observation).
+async def observe_page(env: Any) -> tuple[str, tuple[Element, ...]]:
+    """The current page of ``env`` (a :class:`vcoder.gui.env.GuiEnv`) as WebRL's text observation, and the elements
+    its ids number (refreshed now, valid until the next observation; a screenshot's marks drawn from them match).
 
     Raises:
         PageHung: the page no longer answers (the episode is then over).
@@ -113,6 +113,12 @@ async def observe_text(env: Any) -> str:
         elements = await env.elements()
         items = await env.guard(env.page.evaluate(WALK_JS), what="reading the page")
         if items is not None:
-            return format_walk(items, elements)
+            return format_walk(items, elements), elements
         await asyncio.sleep(0.05)  # a re-render was under way (a route's hashchange fires after the click returned)
     raise RuntimeError(f"the page kept changing while it was read ({STALE_RETRIES} tries)")
+
+
+async def observe_text(env: Any) -> str:
+    """:func:`observe_page`'s text alone."""
+    text, _ = await observe_page(env)
+    return text

@@ -1,13 +1,15 @@
 """Policies beyond the scripted solver: a served model (OpenAI-compatible), and the web agent as a GUI test-case
-policy, so a trained browsing agent can grade pages where the ``gui_agent`` reward's VLM policy does today.
+policy, so a trained browsing agent can grade pages where a prompted VLM does by default.
 
-``ChatPolicy`` asks an endpoint (``vcoder serve``, vLLM, ``trl vllm-serve``) for each step's action.
+``ChatPolicy`` asks an endpoint (``vcoder serve``, vLLM, ``trl vllm-serve``) for each step's action; with
+``screenshots=True`` (a VLM) each step's user turn also carries the viewport's screenshot with the elements' ids
+drawn on it (:func:`vcoder.browse.prompt.step_prompt`), the action space and parsing unchanged.
 ``WebAgentCasePolicy`` is a :class:`vcoder.gui.policy.Policy`: a WebGen-Bench test case (``task`` +
 ``expected_result``) becomes the intent "carry this out, then answer YES / PARTIAL / NO", the agent plays it on the
 case's page with WebRL's observation and actions, and its ``exit`` message is the verdict (no ``exit`` within the
-budget, or no verdict in it: NO, as the VLM policy's missing verdict is). :func:`web_agent_from_endpoint` builds it
-for an endpoint, the one way the ``gui_agent`` reward (``gui_policy: text``) and ``vcoder agent test --policy text``
-do.
+budget, or no verdict in it: NO, as the VLM policy's missing verdict is). :func:`gui_agent_from_endpoint` builds the
+agent a recipe's ``gui_policy`` names (:mod:`vcoder.gui.agents`), the one way the ``gui_agent`` reward, Step-GRPO's
+grader, ``vcoder eval webgen-bench`` and ``vcoder agent test`` do.
 
 Example (grading a page's cases with a served agent)::
 
@@ -18,10 +20,12 @@ Example (grading a page's cases with a served agent)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from vcoder.browse.episode import WebPolicy, play
 from vcoder.chat import Endpoint, connect
+from vcoder.gui.agents import check_gui_policy
 from vcoder.gui.policy import CaseResult, Policy, Verdict
 
 CASE_INTENT = (
@@ -37,21 +41,21 @@ class ChatPolicy:
         endpoint: where the model answers (its ``max_tokens`` / ``temperature`` are used per request).
         client: a client already made from ``endpoint`` (a shared one, or a ``WatchedClient`` whose failures a
             grader reads) instead of one made at the first request.
+        screenshots: send each step's marked screenshot with the text (the model is a VLM).
     """
 
-    name = "chat"
-
-    def __init__(self, endpoint: Endpoint, *, client: Any | None = None) -> None:
+    def __init__(self, endpoint: Endpoint, *, client: Any | None = None, screenshots: bool = False) -> None:
         if not endpoint.configured:
             raise ValueError("ChatPolicy needs an endpoint with base_url and model")
-        self.endpoint, self._client = endpoint, client
+        self.endpoint, self._client, self.screenshots = endpoint, client, screenshots
+        self.name = "chat_screenshot" if screenshots else "chat"
 
     @property
     def client(self) -> Any:
         """The chat client (None until the first request when none was given)."""
         return self._client
 
-    async def act(self, messages: list[dict[str, str]]) -> str:
+    async def act(self, messages: list[dict[str, Any]]) -> str:
         if self._client is None:
             self._client = connect(self.endpoint)
         reply = await self._client.chat(
@@ -78,6 +82,11 @@ class WebAgentCasePolicy(Policy):
     def __init__(self, agent: WebPolicy, *, step_budget: int = 15) -> None:
         self.agent, self.step_budget = agent, step_budget
 
+    @property
+    def client(self) -> Any:
+        """The agent's chat client (None for an agent without one): a grader reads a ``WatchedClient``'s failures."""
+        return getattr(self.agent, "client", None)
+
     async def run_case(self, env: Any, case: Any) -> CaseResult:
         intent = CASE_INTENT.format(task=case.task, expected=case.expected_result or "(not stated)")
         steps, answer = await play(env, self.agent, intent, step_budget=self.step_budget)
@@ -97,7 +106,12 @@ class WebAgentCasePolicy(Policy):
 
 
 def web_agent_from_endpoint(
-    endpoint: Endpoint, *, client: Any | None = None, step_budget: int = 15
+    endpoint: Endpoint,
+    *,
+    client: Any | None = None,
+    wrap: Callable[[Any], Any] | None = None,
+    step_budget: int = 15,
+    screenshots: bool = False,
 ) -> WebAgentCasePolicy:
     """The GUI test-case policy played by the web agent served at ``endpoint`` (its reply budget and temperature per
     step), as :func:`vcoder.gui.vlm_policy.policy_from_endpoint` builds the VLM one.
@@ -106,6 +120,45 @@ def web_agent_from_endpoint(
         endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint` builds it from
             a recipe's ``gui_*`` fields).
         client: a client already made from ``endpoint`` (e.g. a ``WatchedClient``, so a server failure is seen).
+        wrap: applied to a new client made now (e.g. ``WatchedClient``), when ``client`` is not given.
         step_budget: WebRL actions per case (``Search`` is two of the GUI environment's actions).
+        screenshots: send the marked screenshot with each step's text (a VLM as the web agent).
     """
-    return WebAgentCasePolicy(ChatPolicy(endpoint, client=client), step_budget=step_budget)
+    if client is None and wrap is not None:
+        client = wrap(connect(endpoint))
+    return WebAgentCasePolicy(ChatPolicy(endpoint, client=client, screenshots=screenshots), step_budget=step_budget)
+
+
+def gui_agent_from_endpoint(
+    gui_policy: str,
+    endpoint: Endpoint,
+    *,
+    client: Any | None = None,
+    wrap: Callable[[Any], Any] | None = None,
+    step_budget: int = 15,
+) -> Policy:
+    """The agent of natural-language test cases that ``gui_policy`` names (:data:`vcoder.gui.agents.GUI_POLICIES`),
+    served at ``endpoint``: the one way the ``gui_agent`` reward, Step-GRPO's grader, WebGen-Bench's task runner and
+    ``vcoder agent test`` build it.
+
+    Args:
+        gui_policy: ``vlm`` (:class:`~vcoder.gui.vlm_policy.VLMPolicy`), ``text`` or ``text_screenshot`` (the web
+            agent, without or with the marked screenshot).
+        endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint`).
+        client: a client already made from ``endpoint`` (a shared one, or one under watch).
+        wrap: applied to a new client (e.g. ``WatchedClient``, so a server failure is charged to its task).
+        step_budget: the web agent's actions per case (the recipe's ``gui_step_limit``; the VLM policy's limit is
+            the GUI environment's).
+
+    Raises:
+        ValueError: an unknown ``gui_policy`` (with the nearest choice).
+    """
+    from vcoder.gui.vlm_policy import policy_from_endpoint
+
+    check_gui_policy(gui_policy)
+    if gui_policy == "vlm":
+        return policy_from_endpoint(endpoint, client=client, wrap=wrap)
+    screenshots = gui_policy == "text_screenshot"
+    return web_agent_from_endpoint(
+        endpoint, client=client, wrap=wrap, step_budget=step_budget, screenshots=screenshots
+    )

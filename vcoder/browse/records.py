@@ -7,8 +7,9 @@
   (``task_id``, ``site``, ``step``, ``score``) ride along; the reader ignores them.
 - Verdict-log records (:class:`vcoder.verdicts.records.VerdictRecord`, source ``web_agent``), which ``vcoder orm``
   and the curriculum's ORM labels read: the task's intent as the instruction, one case whose verdict is the
-  evaluators' (YES / NO), its trace the actions, the final page's text; ``meta`` holds the site, the eval types and
-  each evaluator's score.
+  evaluators' (YES / NO), its trace the actions, the final page's text; ``meta`` holds the site, the eval types,
+  each evaluator's score and the exit answer. The ORM trains on such a record in its trajectory view
+  (:mod:`vcoder.orm.trajectory`), the view that judges the episodes of written tasks.
 - Replay items for WebRL's replay buffer (:mod:`vcoder.pipelines.curriculum.replay`): ``{"task", "completion",
   "score", "phase"}`` per step of a successful episode, ``task`` the step's prompt messages.
 - The episode log: :meth:`WebEpisode.to_dict` per line (the whole episode, task in WebArena's form).
@@ -68,7 +69,9 @@ def verdict_record(episode: WebEpisode, *, meta: dict[str, Any] | None = None) -
         meta={
             "site": task.site,
             "site_seed": task.site_seed,
-            "eval_types": list(task.eval.eval_types),
+            "eval_types": list(task.eval_types),
+            "judged_by": episode.evaluation.judged_by,
+            "answer": episode.answer,  # the exit message (the case's reason may be an error instead)
             "scores": episode.evaluation.scores,
             "policy": episode.policy,
             **(meta or {}),

@@ -13,6 +13,9 @@ vcoder's sites stand in for WebArena's (``sites`` and the URL placeholders name 
 Two keys are vcoder's own, and WebArena's harness ignores them: ``site_seed`` (which generated instance of the site;
 default 0) and ``solution`` (the scripted solver's plan, :mod:`vcoder.browse.solver`; absent on written tasks).
 Every other key is kept as it was read (``extra``) and written back, so a WebArena file round-trips.
+A task written by the curriculum's task writer (:mod:`vcoder.pipelines.web_agent.writer`) has no evaluator: its
+``eval`` is ``null`` (the key present, so a file that forgot it is still refused) and the outcome reward model judges
+its episodes, as WebRL's ORM judges its generated tasks (:mod:`vcoder.orm.trajectory`).
 ``storage_state`` is a Playwright storage-state file (``{"origins": [{"localStorage": [{"name", "value"}]}]}``)
 whose localStorage entries the episode loads before the first step: a logged-in or pre-filled site.
 
@@ -92,7 +95,7 @@ class WebTask:
     task_id: int | str
     start_url: str
     intent: str
-    eval: TaskEval
+    eval: TaskEval | None
     require_login: bool = False
     storage_state: str | None = None
     geolocation: Any = None
@@ -116,20 +119,33 @@ class WebTask:
         return self.sites[0]
 
     @property
+    def judged_by_orm(self) -> bool:
+        """True for a task without an evaluator (``eval: null``): the ORM judges its episodes."""
+        return self.eval is None
+
+    @property
+    def eval_types(self) -> tuple[str, ...]:
+        """The evaluators that judge it, ``("orm",)`` for a task without one."""
+        return ("orm",) if self.eval is None else self.eval.eval_types
+
+    @property
     def route(self) -> str:
         """The start page's route inside the site (``"/"``, ``"/cart"``)."""
         return route_of(self.start_url, self.site)
 
     def to_dict(self) -> dict[str, Any]:
-        """WebArena's JSON form (tuples as lists; ``solution`` only when there is one)."""
+        """WebArena's JSON form (tuples as lists; ``solution`` only when there is one; ``eval`` null without an
+        evaluator)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in ("extra", "eval")}
-        out["eval"] = {
-            **dataclasses.asdict(self.eval),
-            "eval_types": list(self.eval.eval_types),
-            "program_html": [dict(t) for t in self.eval.program_html],
-        }
-        if not self.eval.url_note:
-            del out["eval"]["url_note"]
+        out["eval"] = None
+        if self.eval is not None:
+            out["eval"] = {
+                **dataclasses.asdict(self.eval),
+                "eval_types": list(self.eval.eval_types),
+                "program_html": [dict(t) for t in self.eval.program_html],
+            }
+            if not self.eval.url_note:
+                del out["eval"]["url_note"]
         if out["solution"] is None:
             del out["solution"]
         out = {**self.extra, **out}
@@ -137,18 +153,21 @@ class WebTask:
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> WebTask:
-        """A task from WebArena's JSON form (unknown keys kept in ``extra``, to be written back)."""
+        """A task from WebArena's JSON form (unknown keys kept in ``extra``, to be written back; ``"eval": null``: a
+        task without an evaluator, judged by the ORM)."""
         known = {f.name for f in dataclasses.fields(WebTask)} - {"extra"}
         missing = [k for k in ("sites", "task_id", "start_url", "intent", "eval") if k not in data]
         if missing:
             raise ValueError(f"task {data.get('task_id', '?')}: missing {', '.join(missing)} (WebArena's template)")
-        ev = dict(data["eval"])
-        ev_known = {f.name for f in dataclasses.fields(TaskEval)}
-        task_eval = TaskEval(
-            **{k: v for k, v in ev.items() if k in ev_known and k not in ("eval_types", "program_html")},
-            eval_types=tuple(ev["eval_types"]),
-            program_html=tuple(ev.get("program_html") or ()),
-        )
+        task_eval = None
+        if data["eval"] is not None:
+            ev = dict(data["eval"])
+            ev_known = {f.name for f in dataclasses.fields(TaskEval)}
+            task_eval = TaskEval(
+                **{k: v for k, v in ev.items() if k in ev_known and k not in ("eval_types", "program_html")},
+                eval_types=tuple(ev["eval_types"]),
+                program_html=tuple(ev.get("program_html") or ()),
+            )
         values = {k: v for k, v in data.items() if k in known and k not in ("eval", "sites", "solution")}
         solution = data.get("solution")
         return WebTask(

@@ -11,8 +11,9 @@ from pathlib import Path
 DESCRIPTION = """Run test cases on an HTML page in hermetic Chromium (fresh page per case) and print the verdicts.
 CASES.json is a list of cases (or {"test_cases": [...]}), each {"task", "expected_result", "task_category",
 "steps": [{"action", "target", "value"}], "expect": [{"target", "text"|"value"|"visible"|"count"}]}; the scripted
-policy needs "expect"; the vlm policy (a VLM over marked screenshots) and the text policy (the web agent: WebRL's
-text observation and actions, e.g. a model trained by `vcoder curriculum run` behind `vcoder serve`) read "task" and
+policy needs "expect"; the vlm policy (a VLM over marked screenshots), the text policy (the web agent: WebRL's
+text observation and actions, e.g. a model trained by `vcoder curriculum run` behind `vcoder serve`) and the
+text_screenshot policy (the web agent's text with the marked screenshot, for a VLM) read "task" and
 "expected_result" and ask the model at --base-url.
 --json prints {"cases": [{"task", "verdict", "steps_taken", "error"}], "score"}.
 Exit status: 0 done (whatever the score), 1 the browser failed, 2 usage error."""
@@ -33,18 +34,19 @@ def add_parser(subparsers, name: str) -> None:
     )
     t.add_argument("page", metavar="PAGE.html", help="the page to test")
     t.add_argument("--cases", required=True, metavar="CASES.json", help="test cases (JSON list)")
-    from vcoder.rewards.settings import GUI_POLICIES
+    from vcoder.gui.agents import GUI_POLICIES
 
     t.add_argument(
         "--policy",
         choices=("scripted", *GUI_POLICIES),
         default="scripted",
-        help="who runs the cases (the gui_agent reward's gui_policy names the last two)",
+        help="who runs the cases (the others are gui_policy's choices: the gui_agent reward's, Step-GRPO's, "
+        "webgen-bench's)",
     )
     t.add_argument(
-        "--base-url", help="OpenAI-compatible endpoint for --policy vlm|text (e.g. http://127.0.0.1:8000/v1)"
+        "--base-url", help="OpenAI-compatible endpoint of any --policy but scripted (e.g. http://127.0.0.1:8000/v1)"
     )
-    t.add_argument("--model", help="model name for --policy vlm|text")
+    t.add_argument("--model", help="model name on --base-url")
     t.add_argument("--step-limit", type=int, default=15, help="actions per case (default 15)")
     t.add_argument("--timeout-ms", type=int, default=30000, help="deadline per case in ms (default 30000)")
     t.add_argument("--action-timeout-ms", type=int, default=3000, help="deadline per action in ms (default 3000)")
@@ -77,17 +79,14 @@ def _make_policy(args):
     if not args.base_url or not args.model:
         return None, f"--policy {args.policy} needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
-        from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
+        from vcoder.browse.policies import gui_agent_from_endpoint
+        from vcoder.gui.vlm_policy import gui_endpoint
     except ImportError as exc:
         return None, f"the {args.policy} policy is not available in this install ({exc}); use --policy scripted"
     # the request settings the rewards and the evaluations use (GUI_AGENT_DEFAULTS): only the server is a flag here
     try:
         endpoint = gui_endpoint(args, base_url=args.base_url, model=args.model)
-        if args.policy == "text":
-            from vcoder.browse.policies import web_agent_from_endpoint
-
-            return web_agent_from_endpoint(endpoint, step_budget=args.step_limit), None
-        return policy_from_endpoint(endpoint), None
+        return gui_agent_from_endpoint(args.policy, endpoint, step_budget=args.step_limit), None
     except ValueError as exc:  # a URL that is not http(s)://
         return None, str(exc)
 

@@ -37,8 +37,17 @@ def add_parser(sub) -> None:
     b.add_argument("--model", required=True, help="model name as that server knows it")
     b.add_argument("--judge-base-url", help="screenshot judge's server (appearance; default: not judged)")
     b.add_argument("--judge-model", help="screenshot judge's model")
-    b.add_argument("--gui-base-url", help="VLM GUI agent's server for natural-language cases (default: those not run)")
-    b.add_argument("--gui-model", help="VLM GUI agent's model")
+    b.add_argument("--gui-base-url", help="GUI agent's server for natural-language cases (default: those not run)")
+    b.add_argument("--gui-model", help="GUI agent's model")
+    from vcoder.gui.agents import DEFAULT_GUI_POLICY, GUI_POLICIES
+
+    b.add_argument(
+        "--gui-policy",
+        choices=GUI_POLICIES,
+        default=DEFAULT_GUI_POLICY,
+        help="the GUI agent at --gui-base-url (the gui_agent reward's gui_policy): vlm (default), text (the web agent) "
+        "or text_screenshot (the web agent with the marked screenshot)",
+    )
     b.add_argument("--max-turns", type=int, default=5, help="turns before the episode ends (default 5)")
     add_turn_format_argument(b)
     b.add_argument(
@@ -209,9 +218,10 @@ def run(args: argparse.Namespace) -> int:
         _note("appearance will not be judged: give --judge-base-url and --judge-model (a VLM)")
     import asyncio
 
+    from vcoder.browse.policies import gui_agent_from_endpoint
     from vcoder.chat import ChatClient, WatchedClient
     from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
+    from vcoder.gui.vlm_policy import gui_endpoint
     from vcoder.rendering import BrowserPool
     from vcoder.sites.audit import AuditedGrader, check_endpoints
 
@@ -224,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
         agent = None
         if gui_at:
             endpoint = gui_endpoint(args, max_retries=retries, extra_body=body)
-            agent = policy_from_endpoint(endpoint, wrap=WatchedClient)
+            step_budget = options.gui_step_limit
+            agent = gui_agent_from_endpoint(args.gui_policy, endpoint, wrap=WatchedClient, step_budget=step_budget)
     except ValueError as exc:  # a URL that is not http(s)://
         return _usage(str(exc))
     endpoints = {"--base-url": client}

@@ -1,4 +1,4 @@
-"""``vcoder eval webgen-bench``: build every WebGen-Bench site with a model server and test it with a VLM GUI agent."""
+"""``vcoder eval webgen-bench``: build every WebGen-Bench site with a model server and test it with a GUI agent."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 DESCRIPTION = """Build each site of WebGen-Bench's test.jsonl with the model at --base-url (one-shot: one reply;
 agent mode with --max-turns N: N turns with appearance feedback, the test cases hidden), then run every test case on
-the final site with the VLM GUI agent at --gui-base-url (at most 15 actions; YES / PARTIAL / NO with its reason)
+the final site with the GUI agent at --gui-base-url (at most 15 actions; YES / PARTIAL / NO with its reason; a VLM
+over marked screenshots, or with --gui-policy text the web agent in WebRL's text setting)
 and grade the appearance (0-5) with the screenshot judge (default: the agent's endpoint). Writes OUT/results.jsonl
 (one line per task, resumable: a re-run skips scored tasks and retries the others), OUT/summary.json, OUT/report.html
 and OUT/tasks/<id>/. Accuracy = (YES + 0.5 x PARTIAL) / cases; a site that fails to build counts 0.
@@ -30,15 +31,26 @@ def add_parser(bench) -> None:
 
     w = bench.add_parser(
         "webgen-bench",
-        help="WebGen-Bench: build each site with a model server, test it with a VLM GUI agent (accuracy, appearance)",
+        help="WebGen-Bench: build each site with a model server, test it with a GUI agent (accuracy, appearance)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     w.add_argument("--tasks", required=True, type=Path, help="WebGen-Bench's test.jsonl (or a folder holding it)")
     w.add_argument("--base-url", required=True, help="the site-building model's server, e.g. http://127.0.0.1:8000")
     w.add_argument("--model", required=True, help="model name as that server knows it")
-    w.add_argument("--gui-base-url", required=True, help="the VLM GUI agent's server (old flag: --agent-base-url)")
-    w.add_argument("--gui-model", required=True, help="the VLM GUI agent's model (old flag: --agent-model)")
+    w.add_argument("--gui-base-url", required=True, help="the GUI agent's server (old flag: --agent-base-url)")
+    w.add_argument("--gui-model", required=True, help="the GUI agent's model (old flag: --agent-model)")
+    from vcoder.gui.agents import DEFAULT_GUI_POLICY, GUI_POLICIES
+
+    w.add_argument(
+        "--gui-policy",
+        choices=GUI_POLICIES,
+        default=DEFAULT_GUI_POLICY,
+        help="protocol vcoder's GUI agent: vlm (default, a VLM over marked screenshots), text (the web agent: WebRL's "
+        "text observation and actions, e.g. `vcoder serve` of a trained web agent) or text_screenshot (the web agent "
+        "with the marked screenshot, a VLM); text and text_screenshot need --judge-base-url/--judge-model or "
+        "--no-judge, and --protocol vcoder",
+    )
     w.add_argument("--out", required=True, type=Path, help="output folder (created; a re-run resumes it)")
     w.add_argument("--max-turns", type=int, default=1, help="turns per site: 1 = one-shot (default), N = agent mode")
     w.add_argument("--json", action="store_true", help="print the summary as one JSON object")
@@ -115,6 +127,7 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             model=args.model,
             gui_base_url=args.gui_base_url,
             gui_model=args.gui_model,
+            gui_policy=args.gui_policy,
             judge_base_url=args.judge_base_url,
             judge_model=args.judge_model,
             judge=not args.no_judge,

@@ -46,7 +46,11 @@ def add_parser(subparsers, name: str) -> None:
     t.add_argument("--model", required=True, help="base VLM (folder or hub id), e.g. from `vcoder models tiny`")
     t.add_argument("--out", required=True, help="ORM folder to write")
     t.add_argument("--holdout", type=float, default=0.2, help="share of task ids held out for the report")
-    t.add_argument("--views", default="site,agent", help="prompt views to train on: site, agent")
+    t.add_argument(
+        "--views",
+        default="site,agent",
+        help="prompt views to train on: site, agent (browsing records: trajectory, always)",
+    )
     t.add_argument("--label-threshold", type=float, default=0.5, help="site score at or above which the label is YES")
     t.add_argument("--image-width", type=int, default=320, help="screenshot width fed to the model (0: text only)")
     t.add_argument("--max-steps", type=int, default=300, help="optimiser steps")

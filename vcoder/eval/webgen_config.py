@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.gui.agents import DEFAULT_GUI_POLICY, check_gui_policy, gui_policy_field
 from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
 #: WebGen-Bench's GUI-agent action budget per test case
@@ -20,7 +21,7 @@ MAX_ACTIONS = 15
 #: vcoder.gui.webvoyager)
 PROTOCOLS = ("vcoder", "webgen-bench")
 #: what a run.json written before a setting existed is taken to have used
-FINGERPRINT_DEFAULTS = {"protocol": "vcoder", "turn_format": "vcoder"}
+FINGERPRINT_DEFAULTS = {"protocol": "vcoder", "turn_format": "vcoder", "gui_policy": DEFAULT_GUI_POLICY}
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,8 @@ class WebGenConfig:
 
     base_url: str = field(metadata={"help": "The site-building model's OpenAI-compatible server."})
     model: str = field(metadata={"help": "The site-building model's name on that server."})
-    gui_base_url: str = field(metadata={"help": "The VLM GUI agent's server."})
-    gui_model: str = field(metadata={"help": "The VLM GUI agent's model."})
+    gui_base_url: str = field(metadata={"help": "The GUI agent's server."})
+    gui_model: str = field(metadata={"help": "The GUI agent's model."})
     judge_base_url: str | None = field(
         default=None, metadata={"help": "Screenshot judge's server (default: agent's)."}
     )
@@ -63,6 +64,7 @@ class WebGenConfig:
             "markup, Vite + React projects built offline in a sandbox)."
         },
     )
+    gui_policy: str = gui_policy_field("Protocol vcoder")
     protocol: str = field(
         default="vcoder",
         metadata={
@@ -97,6 +99,19 @@ class WebGenConfig:
                 f"judge_base_url and judge_model go together (got {self.judge_base_url!r}, {self.judge_model!r}); "
                 "give both, or neither to use the agent's endpoint"
             )
+        check_gui_policy(self.gui_policy)
+        if self.gui_policy != "vlm":
+            # the gui_* endpoint then serves a web agent: it is neither WebVoyager's VLM nor a screenshot judge
+            if "webgen-bench" in self.protocols:
+                raise ValueError(
+                    f"gui_policy={self.gui_policy!r} grades with the web agent, but protocol webgen-bench runs "
+                    "WebGen-Bench's own WebVoyager agent (a VLM) at the same gui endpoint; use protocol vcoder"
+                )
+            if self.judge and not self.judge_base_url:
+                raise ValueError(
+                    f"gui_policy={self.gui_policy!r}: the screenshot judge defaults to the GUI agent's endpoint, a "
+                    "web agent; give judge_base_url and judge_model (a VLM), or judge=False (--no-judge)"
+                )
 
     @property
     def protocols(self) -> tuple[str, ...]:
@@ -133,6 +148,7 @@ class WebGenConfig:
             "max_actions": self.gui_step_limit,
             "protocol": ",".join(self.protocols),
             "turn_format": self.turn_format,
+            "gui_policy": self.gui_policy,
         }
 
     def episode_options(self) -> EpisodeOptions:

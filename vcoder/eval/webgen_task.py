@@ -3,7 +3,7 @@ task's row.
 
 :class:`TaskRunner` is the unit :func:`vcoder.eval.webgen_bench.evaluate_webgen` runs concurrently; each task gets
 its own judge and GUI-agent clients, so that a server failure is charged to the task it happened in
-(:mod:`vcoder.sites.audit`). The site is built once; each protocol grades it (vcoder: the VLM policy and the
+(:mod:`vcoder.sites.audit`). The site is built once; each protocol grades it (vcoder: the gui_policy agent and the
 episode's screenshot judge; webgen-bench: WebVoyager and WebGen-Bench's appearance prompt over scrolled
 screenshots). The row's top-level verdicts are the first protocol's; ``by_protocol`` holds each protocol's.
 """
@@ -26,7 +26,7 @@ from vcoder.chat.endpoint import Endpoint
 from vcoder.eval.webgen_appearance import grade_appearance, scrolled_screenshots
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, protocol_entry, task_row
 from vcoder.gui.judge import ScreenshotJudge
-from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
+from vcoder.gui.vlm_policy import gui_endpoint
 from vcoder.gui.webvoyager import WebVoyagerPolicy
 from vcoder.sites.audit import AuditedGrader
 from vcoder.sites.episode import run_site_episode
@@ -127,12 +127,18 @@ class TaskRunner:
         return gui_endpoint(config, **overrides)
 
     def _agent(self, protocol: str) -> Any:
-        """The GUI agent of ``protocol``: vcoder's VLM policy, or WebGen-Bench's WebVoyager."""
+        """The GUI agent of ``protocol``: vcoder's (the one ``gui_policy`` names, built as the ``gui_agent`` reward
+        builds it), or WebGen-Bench's WebVoyager."""
+        from vcoder.browse.policies import gui_agent_from_endpoint
+
         endpoint = self._gui_endpoint()
+        config = self.config
         if protocol == "webgen-bench":
             client = WatchedClient(connect(endpoint))
-            return WebVoyagerPolicy(client=client, max_iterations=self.config.gui_step_limit)
-        return policy_from_endpoint(endpoint, wrap=WatchedClient)
+            return WebVoyagerPolicy(client=client, max_iterations=config.gui_step_limit)
+        return gui_agent_from_endpoint(
+            config.gui_policy, endpoint, wrap=WatchedClient, step_budget=config.gui_step_limit
+        )
 
     async def _build_and_test(self, task: SiteTask, folder: Path, instruments: _Instruments) -> dict[str, Any]:
         log = self.config.verdict_log

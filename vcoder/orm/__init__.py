@@ -15,6 +15,8 @@ The stable API for other parts of vcoder (the curriculum's predicted success, a 
   ``p >= 0.5``.
 - ``score_site(folder, task_file, site_path)`` -> ``{"task_id", "p_yes", "answer", ...}`` (``vcoder orm score``).
 - ``collect_verdicts``, ``train_orm``, ``binary_report``: make a log, train, report.
+- ``judge_trajectories(orm, [Trajectory(intent, actions, final_page, answer)])`` -> ``(P(YES), verdict)`` of browsing
+  episodes (WebRL's ORM view: intent, action history, final page; :mod:`vcoder.orm.trajectory`).
 
 Example:
     >>> from vcoder.orm import score_sites  # doctest: +SKIP
@@ -29,6 +31,7 @@ from vcoder.orm.prompt import orm_prompt, page_summary
 from vcoder.orm.report import binary_report
 from vcoder.orm.score import TaskError, score_site, score_sites
 from vcoder.orm.train import TrainOptions, train_orm
+from vcoder.orm.trajectory import Trajectory, judge_trajectories, trajectory_prompt
 
 __all__ = [
     "Example",
@@ -39,9 +42,11 @@ __all__ = [
     "RecordingPolicy",
     "TaskError",
     "TrainOptions",
+    "Trajectory",
     "binary_report",
     "build_examples",
     "collect_verdicts",
+    "judge_trajectories",
     "make_orm",
     "orm_prompt",
     "page_summary",
@@ -49,4 +54,5 @@ __all__ = [
     "score_sites",
     "split_by_task",
     "train_orm",
+    "trajectory_prompt",
 ]

@@ -7,7 +7,9 @@ label (every case YES, per case) can be derived later.
 
 Views: ``site`` shows the ORM the task and the page alone (what ``orm_reward`` has at training time, when no agent
 ran); ``agent`` adds the GUI agent's runs (actions and visible change per case), as WebRL's ORM sees the action
-history. A record without recorded runs has only the site view.
+history. A record without recorded runs has only the site view. A browsing episode's record (source ``web_agent``) is seen
+in the ``trajectory`` view only (:mod:`vcoder.orm.trajectory`: intent, actions, answer, final page text; no image),
+whatever ``views`` says: its site is a script-built app whose source says nothing of the episode.
 """
 
 from __future__ import annotations
@@ -104,11 +106,19 @@ def build_examples(
         VerdictLogError: a record whose site cannot be found (its files are neither inline nor in ``site_dir``).
     """
     from vcoder.orm.model import prepare_image
+    from vcoder.orm.trajectory import SOURCE, record_trajectory, trajectory_prompt
 
-    pages = _pages(records, base_dir, image_width, pool)
+    sites = [r for r in records if r.source != SOURCE]
+    pages = iter(_pages(sites, base_dir, image_width, pool))
     out = []
-    for record, (html, text, image) in zip(records, pages):
+    for record in records:
         label = label_of(record, threshold)
+        if record.source == SOURCE:
+            out.append(
+                Example(trajectory_prompt(record_trajectory(record)), None, label, record.task_id, "trajectory")
+            )
+            continue
+        html, text, image = next(pages)
         if image is None and image_width > 0:  # the site did not render: a blank page is what there is to see
             from PIL import Image
 

@@ -8,7 +8,9 @@ the hermetic pool once per test case (fresh page per case). Structured cases (wi
 over marked screenshots (:class:`~vcoder.gui.vlm_policy.VLMPolicy`), ``gui_policy: text`` the web agent in WebRL's
 text setting (:func:`vcoder.browse.policies.web_agent_from_endpoint`: the page's interactive elements as text with
 ids, WebRL's actions, its ``exit`` message read as YES / PARTIAL / NO; no verdict within ``gui_step_limit``
-actions -> NO). The reward is the mean verdict over the graded cases.
+actions -> NO), ``gui_policy: text_screenshot`` the same with the marked screenshot beside the text (a VLM); the
+agent is built by :func:`vcoder.browse.policies.gui_agent_from_endpoint`, as in Step-GRPO's grader and WebGen-Bench.
+The reward is the mean verdict over the graded cases.
 
 Semantics: score in [0, 1]; no HTML in the completion -> 0.0; a page that fails to load -> every case NO -> 0.0;
 no case the configured agents can grade -> None; the browser failing, or the agent endpoint failing or timing out
@@ -142,16 +144,16 @@ def _chat_client(endpoint):
 def _agent(settings: RewardSettings):
     """The agent of the natural-language cases (``gui_policy``'s) and its client: a fresh watch over the shared client
     of the ``gui_*`` endpoint (this page's endpoint failures, and no other page's)."""
+    from vcoder.browse.policies import gui_agent_from_endpoint
     from vcoder.chat import WatchedClient
-    from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
+    from vcoder.gui.vlm_policy import gui_endpoint
 
     endpoint = gui_endpoint(settings)
     watched = WatchedClient(_chat_client(endpoint), owned=False)
-    if settings.gui_policy == "text":
-        from vcoder.browse.policies import web_agent_from_endpoint
-
-        return web_agent_from_endpoint(endpoint, client=watched, step_budget=settings.gui_step_limit), watched
-    return policy_from_endpoint(endpoint, client=watched), watched
+    policy = gui_agent_from_endpoint(
+        settings.gui_policy, endpoint, client=watched, step_budget=settings.gui_step_limit
+    )
+    return policy, watched
 
 
 async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[float | None, tuple]:

@@ -14,15 +14,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
 from vcoder.metrics.extract import FORMAT_STYLES
-from vcoder.suggest import did_you_mean, unknown_names
+from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["GUI_POLICIES", "VISUAL_COMPONENTS", "RewardSettings", "add_reward_flags", "parse_weights", "reward_fields"]
 
-#: who runs the gui_agent reward's natural-language test cases on gui_base_url's model (``gui_policy``)
-GUI_POLICIES = ("vlm", "text")
 VISUAL_COMPONENTS = ("block", "text", "position", "color", "clip", "ssim", "ink")
 DEFAULT_VISUAL_WEIGHTS = {
     "block": 1.0,
@@ -116,15 +115,7 @@ class RewardSettings:
     gui_model: str | None = field(default=None, metadata=_help("gui_agent: model name the gui_base_url serves."))
     gui_max_tokens: int = field(default=256, metadata=_help("gui_agent: VLM reply budget per turn."))
     gui_temperature: float = field(default=0.0, metadata=_help("gui_agent: VLM sampling temperature."))
-    gui_policy: str = field(
-        default="vlm",
-        metadata=_help(
-            f"gui_agent: who runs natural-language test cases on gui_base_url's model, one of {GUI_POLICIES}: vlm (a "
-            "prompted VLM reads marked screenshots, answers JSON actions) or text (the web agent: WebRL's text "
-            "observation and actions, its exit message the verdict; e.g. a `vcoder curriculum run` web_agent model "
-            "behind `vcoder serve` or vLLM)."
-        ),
-    )
+    gui_policy: str = gui_policy_field("gui_agent")
     judge_base_url: str | None = field(
         default=None,
         metadata=_help(
@@ -194,9 +185,7 @@ class RewardSettings:
                 f"gui_base_url={self.gui_base_url!r} and gui_model={self.gui_model!r}: give both (the VLM endpoint "
                 "that runs natural-language test cases) or neither"
             )
-        if self.gui_policy not in GUI_POLICIES:
-            hint = did_you_mean(self.gui_policy, GUI_POLICIES)
-            raise ValueError(f"gui_policy={self.gui_policy!r} is not one of {GUI_POLICIES}{hint}")
+        check_gui_policy(self.gui_policy)
         threshold = self.orm_threshold
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
             raise ValueError(f"orm_threshold={threshold!r} must be a number in (0, 1) (WebRL uses 0.5)")

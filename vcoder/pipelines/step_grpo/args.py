@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from vcoder.chat.endpoint import Endpoint
+from vcoder.gui.agents import check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
 from vcoder.names import carries
 from vcoder.rendering.spec import RenderSpec
@@ -43,7 +44,7 @@ _SERVED = ("base_url", "model", "timeout_ms")
     Endpoint,
     only=_SERVED,
     timeout_ms=20_000,  # the gui_agent reward's: a case's 20 s deadline bounds a request anyway
-    about="The VLM GUI agent running natural-language test cases (WebGen-Bench's)",
+    about="The GUI agent running natural-language test cases (WebGen-Bench's; gui_policy says which)",
 )
 @carries(
     "judge", Endpoint, only=_SERVED, timeout_ms=60_000, about="The VLM screenshot judge (None: appearance not judged)"
@@ -116,6 +117,7 @@ class StepGRPOScriptArguments:
     )
     screenshot_weight: float = field(default=5.0, metadata={"help": "Weight of the appearance score (0-1)."})
     gui_weight: float = field(default=5.0, metadata={"help": "Weight of the test-case score (0-1)."})
+    gui_policy: str = gui_policy_field("The site grader")
     orm_weight: float = field(
         default=0.0,
         metadata={
@@ -197,6 +199,12 @@ class StepGRPOScriptArguments:
                 f"{self.ablation} leave no reward component; give the kept component a weight > 0"
             )
         self.check_orm()
+        check_gui_policy(self.gui_policy)
+        if self.gui_policy != "vlm" and self.dataset == "webgen_instruct" and not self.test_writer_base_url:
+            raise ValueError(
+                f"gui_policy={self.gui_policy!r} with dataset=webgen_instruct: the test writer defaults to the GUI "
+                "agent's endpoint, a web agent that cannot write tests; set test_writer_base_url and test_writer_model"
+            )
         for url, model, what in (
             (self.judge_base_url, self.judge_model, "judge"),
             (self.gui_base_url, self.gui_model, "gui"),

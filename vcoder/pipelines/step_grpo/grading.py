@@ -19,15 +19,17 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
     written tests are kept in ``output_dir/gui_tests``.
 
     Args:
-        args: the recipe's Step-GRPO arguments (``judge_*``, ``gui_*``, ``test_writer_*``, ``render_max_pages``,
-            ``verdict_log``, ``orm_model``).
+        args: the recipe's Step-GRPO arguments (``judge_*``, ``gui_*`` (``gui_policy`` names the agent of the
+            natural-language cases, built as the ``gui_agent`` reward builds it), ``test_writer_*``,
+            ``render_max_pages``, ``verdict_log``, ``orm_model``).
         output_dir: the run's folder (the written tests' cache goes under it); None: no cache.
 
     Returns:
         A ``vcoder.sites.grading.SiteGrader`` (or its ``WrittenTestGrader`` subclass).
     """
+    from vcoder.browse.policies import gui_agent_from_endpoint
     from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.gui.vlm_policy import gui_endpoint, policy_from_endpoint
+    from vcoder.gui.vlm_policy import gui_endpoint
     from vcoder.rendering import get_default_pool
     from vcoder.sites.grading import SiteGrader
 
@@ -35,7 +37,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
     if args.judge_base_url:
         judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
     if args.gui_base_url:
-        gui_agent = policy_from_endpoint(gui_endpoint(args))
+        gui_agent = gui_agent_from_endpoint(args.gui_policy, gui_endpoint(args), step_budget=args.gui_step_limit)
     orm_scorer = None
     if args.orm_weight > 0:
         from vcoder.rewards.orm import orm_site_scorer

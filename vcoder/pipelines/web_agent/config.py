@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
+from vcoder.names import carries, from_flat
 from vcoder.suggest import unknown_names
 
 #: the phase's update: the NLL of successful episodes' actions plus replay (filtered behaviour cloning), or WebRL's
@@ -18,8 +20,23 @@ def _help(text: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+@carries(
+    "writer",
+    Endpoint,
+    only=("base_url", "model", "timeout_ms", "max_retries", "temperature", "max_tokens", "extra_body"),
+    timeout_ms=120_000,
+    max_retries=1,
+    temperature=1.0,
+    max_tokens=1024,
+    about="WebRL's task writer (None: new tasks are generated instances only; with it, written tasks need orm_model)",
+)
 class WebAgentConfig:
-    """WebRL's curriculum for the browsing agent on vcoder's hermetic sites (see :mod:`.run`)."""
+    """WebRL's curriculum for the browsing agent on vcoder's hermetic sites (see :mod:`.run`).
+
+    The task writer's endpoint follows the class's own fields, generated from ``vcoder.chat.endpoint.Endpoint``
+    (:func:`vcoder.names.carries`): ``writer_base_url``, ``writer_model``, ``writer_timeout_ms``,
+    ``writer_max_retries``, ``writer_temperature`` (WebRL: 1.0), ``writer_max_tokens``, ``writer_extra_body``.
+    """
 
     trainer: str = field(default="web_agent", metadata=_help("Must be web_agent (selects this pipeline)."))
     model_name_or_path: str = field(
@@ -83,10 +100,29 @@ class WebAgentConfig:
         ),
     )
     critic_learning_rate: float = field(
-        default=1e-3, metadata=_help("algorithm webrl: learning rate of the critic's heads (WebRL: 1e-3).")
+        default=1e-3,
+        metadata=_help(
+            "algorithm webrl: learning rate of the critic's heads (WebRLTrainer's default 1e-3; WebRL's run config, "
+            "scripts/config/main/default.yaml, trains its whole critic LM at critic_lr 1e-6)."
+        ),
     )
     critic_epochs: float = field(
         default=1.0, metadata=_help("algorithm webrl: passes of the critic over a phase's steps before the actor's.")
+    )
+
+    writer_failures_shown: int = field(
+        default=10, metadata=_help("Failed intents shown in one writing request (WebRL: 10).")
+    )
+    writer_requests: int = field(
+        default=2, metadata=_help("Writing requests per site instance with failures, per phase (WebRL: 2).")
+    )
+    orm_model: str | None = field(
+        default=None,
+        metadata=_help("An ORM folder (vcoder orm train): it judges the episodes of written tasks (no evaluator)."),
+    )
+    orm_threshold: float | None = field(
+        default=None,
+        metadata=_help("P(YES) at which the ORM's verdict is YES (None: the ORM folder's decision threshold)."),
     )
 
     def __post_init__(self) -> None:
@@ -104,10 +140,38 @@ class WebAgentConfig:
                 else ""
             )
             raise ValueError(f"algorithm={self.algorithm!r} must be one of {ALGORITHMS}{hint}")
+        if bool(self.writer_base_url) != bool(self.writer_model):
+            raise ValueError(
+                f"writer_base_url={self.writer_base_url!r}, writer_model={self.writer_model!r}: give both (the task "
+                "writer's OpenAI-compatible server and its model) or neither"
+            )
+        if self.uses_writer:
+            self.writer_endpoint()  # the endpoint's own checks, at load time
+            if not self.orm_model:
+                raise ValueError(
+                    "writer_base_url is set but orm_model is not: written tasks have no evaluator and the ORM judges "
+                    "them; set orm_model to an ORM folder (vcoder orm train) or drop the writer"
+                )
+        if self.writer_failures_shown < 1 or self.writer_requests < 1:
+            raise ValueError(
+                f"writer_failures_shown={self.writer_failures_shown!r}, writer_requests={self.writer_requests!r}: "
+                "both must be >= 1"
+            )
+        if self.orm_threshold is not None and not 0 <= self.orm_threshold <= 1:
+            raise ValueError(f"orm_threshold={self.orm_threshold!r} must lie in [0, 1] (None: the ORM's own)")
         if not 0 <= self.replay_low < self.replay_high <= 1:
             raise ValueError(
                 f"replay_low={self.replay_low}, replay_high={self.replay_high}: need 0 <= low < high <= 1"
             )
+
+    @property
+    def uses_writer(self) -> bool:
+        """True when the task writer's endpoint is configured."""
+        return bool(self.writer_base_url)
+
+    def writer_endpoint(self) -> Endpoint:
+        """The task writer's endpoint, rebuilt from the ``writer_*`` settings."""
+        return from_flat("writer", Endpoint, self)
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> WebAgentConfig:

@@ -16,13 +16,19 @@ returns (gamma 0.9), a double critic on the reference's features, the binarised 
 beta against the phase's start policy (the previous phase's: ``reference_model`` in the report), replayed successes as
 RL data, and the critic's predicted success of new task instances in place of the template band.
 
-Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an evaluator, so the ORM is not
-needed to label them; every episode is appended to ``phase_<k>/verdicts.jsonl`` (the ORM's training input) all the
-same.
+Tasks come from the offline generator (:mod:`vcoder.browse.generate`), every one with an evaluator. With the task
+writer on (``writer_base_url`` / ``writer_model``, :mod:`.writer`), WebRL's self-evolving curriculum: an LLM writes new
+intents from the phase's failed tasks, and those (``filtered_bc``: the first ``new_tasks_per_phase``; ``webrl``: the
+ones the critic puts in the band) join the next pool instead of generated instances (which stay the fallback when the
+writer gives nothing usable). Written tasks have no evaluator: the ORM (``orm_model``) judges their episodes
+(:mod:`.judging`). The report's ``writer`` says how many were written, kept, accepted and rejected (by reason), and
+``orm_judged`` how many episodes the ORM judged. Every episode an evaluator judged is appended to
+``phase_<k>/verdicts.jsonl`` (the ORM's training input; the ORM's own verdicts never are).
 
 Files: ``tasks/heldout.json`` and ``tasks/train.json`` (WebArena's template), per phase ``pool.jsonl``,
-``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, (webrl) ``critic.pt``, ``report.json`` (written last: a
-complete phase), and ``curriculum.json``. A rerun skips complete phases.
+``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, (webrl) ``critic.pt``, (writer)
+``written_tasks.json``, ``report.json`` (written last: a complete phase), ``curriculum.json`` and (writer)
+``writer_cache.jsonl``. A rerun skips complete phases.
 """
 
 from __future__ import annotations
@@ -41,7 +47,9 @@ from vcoder.browse.records import replay_items, verdict_record, write_jsonl
 from vcoder.models.loading import save_policy
 from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
+from vcoder.pipelines.web_agent.judging import judge_episodes
 from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
+from vcoder.pipelines.web_agent.writer import write_phase_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +58,17 @@ LATER_DEFAULTS = {
     "algorithm": "filtered_bc",
     "critic_learning_rate": 1e-3,
     "critic_epochs": 1.0,
+    "writer_base_url": None,
+    "writer_model": None,
+    "writer_timeout_ms": 120_000,
+    "writer_max_retries": 1,
+    "writer_temperature": 1.0,
+    "writer_max_tokens": 1024,
+    "writer_extra_body": None,
+    "writer_failures_shown": 10,
+    "writer_requests": 2,
+    "orm_model": None,
+    "orm_threshold": None,
     "replay_demos": False,
     "sft_element_comment": False,
 }
@@ -99,7 +118,7 @@ def success_table(episodes) -> dict[str, Any]:
     per_site, per_type = defaultdict(list), defaultdict(list)
     for e in episodes:
         per_site[e.task.site].append(e.evaluation.success)
-        for kind in e.task.eval.eval_types:
+        for kind in e.task.eval_types:
             per_type[kind].append(e.evaluation.success)
     rate = lambda xs: round(sum(xs) / len(xs), 4) if xs else None  # noqa: E731
     return {
@@ -221,6 +240,11 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
             before = success_table(asyncio.run(_episodes(heldout, greedy, browser, config)))
         tasks = rollout_tasks(config, phase, pool)
         rollouts = asyncio.run(_episodes(tasks, sampled, browser, config, config.rollouts_per_task))
+        # written tasks have no evaluator: the ORM judges their episodes before anything reads an outcome
+        rollouts, orm_judged = judge_episodes(config.orm_model, rollouts, threshold=config.orm_threshold)
+        written = None
+        if config.uses_writer:
+            written = write_phase_tasks(config, run_dir, folder, phase, pool, heldout, rollouts)
         webrl = None
         if config.algorithm == "webrl":
             from vcoder.pipelines.web_agent.webrl_phase import webrl_update
@@ -228,7 +252,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
             previous = run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None
             webrl = webrl_update(
                 config, folder, phase, model, tokenizer, rollouts, buffer, pool=pool, heldout=heldout,
-                browser=browser, previous_critic=previous,
+                browser=browser, previous_critic=previous, candidates=written.tasks if written else None,
             )  # fmt: skip
             fresh, replay, train = webrl["fresh"], webrl["replay"], webrl["train"]
         else:
@@ -237,10 +261,17 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         heldout_episodes = asyncio.run(_episodes(heldout, greedy, browser, config))
     after = success_table(heldout_episodes)
     write_jsonl((e.to_dict() for e in [*rollouts, *heldout_episodes]), folder / "episodes.jsonl")
-    write_jsonl((verdict_record(e, meta={"phase": phase}).to_dict() for e in rollouts), folder / "verdicts.jsonl")
+    # the verdict log is the ORM's training input: only outcomes an evaluator decided go in, never the ORM's own
+    graded = [e for e in rollouts if e.evaluation.judged_by == "evaluators"]
+    write_jsonl((verdict_record(e, meta={"phase": phase}).to_dict() for e in graded), folder / "verdicts.jsonl")
     new_buffer = [*fresh, *buffer][: config.replay_max_items]
     write_jsonl(new_buffer, folder / "replay_buffer.jsonl")
-    next_pool = webrl["next_pool"] if webrl else grow_pool(config, phase, pool, rollouts, heldout)
+    if webrl:
+        next_pool = webrl["next_pool"]
+    elif written and written.tasks:
+        next_pool = with_new_tasks(pool, written.tasks[: config.new_tasks_per_phase])
+    else:  # no writer, or it wrote nothing usable: new generated instances
+        next_pool = grow_pool(config, phase, pool, rollouts, heldout)
     write_jsonl((t.to_dict() for t in next_pool), folder / "next_pool.jsonl")
     report = {
         "phase": phase,
@@ -259,6 +290,8 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         "rejected": {},
         "algorithm": config.algorithm,
         "reference_model": start if config.algorithm == "webrl" else None,
+        "orm_judged": orm_judged,
+        "writer": None,
         "wall_s": round(time.perf_counter() - t0, 1),
     }
     if webrl:
@@ -268,6 +301,13 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         report["rejected"] = {
             "critic_band": candidates["probed"] - candidates["in_band"],
             "over_limit": candidates["in_band"] - candidates["accepted"],
+        }
+    if written is not None:
+        from_writer = [t for t in next_pool[len(pool) :] if t.judged_by_orm]
+        report["writer"] = {
+            **written.summary(),
+            "accepted": len(from_writer),
+            "fell_back_to_offline": not written.tasks,
         }
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     logger.info(

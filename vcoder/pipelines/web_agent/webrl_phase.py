@@ -99,8 +99,12 @@ def webrl_update(
     heldout: list[WebTask],
     browser,
     previous_critic: Path | None,
+    candidates: list[WebTask] | None = None,
 ) -> dict[str, Any]:
     """The phase's update in place on ``model`` (the start policy: the reference); see the module docstring.
+
+    ``candidates``: the new tasks the critic filters (the task writer's, as in WebRL); None or empty: new generated
+    instances (:func:`candidate_tasks`).
 
     Returns:
         ``{"train", "critic", "replay", "fresh", "next_pool", "candidates"}``: the actor's stats, the critic's fit,
@@ -124,7 +128,7 @@ def webrl_update(
         replay = {**counts, "used_as_rl": len(usable)}
         items += usable
     rows = encode(items, model, tokenizer, **opts)
-    candidates = candidate_tasks(config, phase, pool, heldout)
+    candidates = candidates or candidate_tasks(config, phase, pool, heldout)
     prompts = asyncio.run(_first_prompts(candidates, browser, config))
     probed = [(t, p) for t, p in zip(candidates, prompts) if p is not None]
     candidate_features = prompt_features(model, tokenizer, [p for _, p in probed], **opts)

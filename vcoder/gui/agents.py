@@ -1,0 +1,50 @@
+"""Which GUI agent runs natural-language test cases on the ``gui_*`` endpoint's model: the ``gui_policy`` setting,
+declared once (its name, choices, default and help) for every recipe that carries it: the ``gui_agent`` reward's
+``RewardSettings``, Step-GRPO's script arguments, WebGen-Bench's ``WebGenConfig`` and ``vcoder agent test``'s
+``--policy``. One function builds the agent it names for all of them
+(:func:`vcoder.browse.policies.gui_agent_from_endpoint`).
+
+- ``vlm`` (default): a prompted VLM reads marked screenshots and answers JSON actions
+  (:class:`~vcoder.gui.vlm_policy.VLMPolicy`, WebGen-Bench's kind of agent).
+- ``text``: the web agent in WebRL's text setting: the page's interactive elements as text with ids, WebRL's actions,
+  its ``exit`` message the verdict (e.g. a ``vcoder curriculum run`` web-agent model behind ``vcoder serve``).
+- ``text_screenshot``: the same agent, observation and actions, with the viewport's screenshot (each element's id
+  drawn on it) sent beside the text, for a VLM served as the web agent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Any
+
+from vcoder.suggest import did_you_mean
+
+__all__ = ["DEFAULT_GUI_POLICY", "GUI_POLICIES", "check_gui_policy", "gui_policy_field"]
+
+GUI_POLICIES = ("vlm", "text", "text_screenshot")
+DEFAULT_GUI_POLICY = "vlm"
+_HELP = (
+    f"who runs natural-language test cases on gui_base_url's model, one of {GUI_POLICIES}: vlm (a prompted VLM reads "
+    "marked screenshots, answers JSON actions), text (the web agent: WebRL's text observation and actions, its exit "
+    "message the verdict; e.g. a `vcoder curriculum run` web_agent model behind `vcoder serve` or vLLM) or "
+    "text_screenshot (the web agent's text observation plus the marked screenshot, for a VLM)."
+)
+
+
+def gui_policy_field(about: str) -> Any:
+    """The ``gui_policy`` field of a recipe dataclass: the one default and help, prefixed by what ``about`` says the
+    recipe uses the agent for (``"gui_agent"``)."""
+    return field(default=DEFAULT_GUI_POLICY, metadata={"help": f"{about}: {_HELP}"})
+
+
+def check_gui_policy(value: Any) -> None:
+    """Raise ``ValueError`` naming the choices (and the nearest one) unless ``value`` is one of :data:`GUI_POLICIES`.
+
+    Example:
+        >>> check_gui_policy("txt")
+        Traceback (most recent call last):
+        ...
+        ValueError: gui_policy='txt' is not one of ('vlm', 'text', 'text_screenshot') (did you mean 'text'?)
+    """
+    if value not in GUI_POLICIES:
+        raise ValueError(f"gui_policy={value!r} is not one of {GUI_POLICIES}{did_you_mean(str(value), GUI_POLICIES)}")
