@@ -37,26 +37,22 @@ SYSTEM = (
 
 
 @dataclass
-class WriterResult:
-    """What one phase's writing produced.
+class RequestTally:
+    """The requests of one phase's writing, as every task writer (site tasks here, web tasks in
+    :mod:`vcoder.pipelines.web_agent.writer`) counts them.
 
     Attributes:
-        candidates: schema-valid task mappings (ids ``llm-p<phase>-<n>``).
-        rejected: ``unparseable`` / ``schema`` counts.
+        rejected: counts by reason (each writer names its reasons).
         requests: requests sent; ``failed``: those that got no usable reply.
         unreachable: True when no request reached the server at all (connection refused, DNS).
         errors: one line per failed request.
-        replies: the text of every reply received, in request order (each one is counted: ``unparseable``, or its
-            JSON values as ``schema`` rejections and candidates).
     """
 
-    candidates: list[dict[str, Any]] = field(default_factory=list)
     rejected: Counter = field(default_factory=Counter)
     requests: int = 0
     failed: int = 0
     unreachable: bool = False
     errors: list[str] = field(default_factory=list)
-    replies: list[str] = field(default_factory=list)
 
     @property
     def no_reply(self) -> bool:
@@ -72,6 +68,21 @@ class WriterResult:
             "fell_back_to_offline": self.no_reply,
             "errors": self.errors[:5],
         }
+
+
+@dataclass
+class WriterResult(RequestTally):
+    """What one phase's writing produced: :class:`RequestTally` plus
+
+    Attributes:
+        candidates: schema-valid task mappings (ids ``llm-p<phase>-<n>``).
+        rejected: ``unparseable`` / ``schema`` counts.
+        replies: the text of every reply received, in request order (each one is counted: ``unparseable``, or its
+            JSON values as ``schema`` rejections and candidates).
+    """
+
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
 
 
 def writing_prompt(failures: Sequence[Mapping[str, Any]], n: int) -> list[dict[str, Any]]:

@@ -28,7 +28,6 @@ import json
 import logging
 import random
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 from vcoder.browse.sites import SITES
 from vcoder.browse.tasks import WebTask
 from vcoder.chat.endpoint import Endpoint
+from vcoder.pipelines.curriculum.writer import RequestTally
 
 logger = logging.getLogger(__name__)
 
@@ -99,44 +99,28 @@ def check_intent(intent: str) -> str | None:
 
 
 @dataclass
-class WriteResult:
-    """What one phase's writing produced (its :meth:`summary` goes into the phase report).
+class WriteResult(RequestTally):
+    """What one phase's writing produced (its :meth:`summary` goes into the phase report): the requests as
+    :class:`~vcoder.pipelines.curriculum.writer.RequestTally` counts them, plus
 
     Attributes:
         tasks: the kept written tasks (WebArena's template, ``eval`` null), in request order.
         rejected: counts by reason (``unparseable`` replies; ``duplicate``, ``too_short``, ``too_long``,
             ``names_the_prompt`` intents).
         written: intents read from the replies (kept + rejected ones).
-        requests: requests made (cached ones included); ``failed``: those without a reply; ``cached``: those
-            answered from the cache.
-        unreachable: no request reached the server (and none was cached).
-        errors: one line per failed request or unusable reply.
+        cached: requests answered from the cache (``requests`` counts them too); ``unreachable`` is then False.
     """
 
     tasks: list[WebTask] = field(default_factory=list)
-    rejected: Counter = field(default_factory=Counter)
     written: int = 0
-    requests: int = 0
-    failed: int = 0
     cached: int = 0
-    unreachable: bool = False
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def no_reply(self) -> bool:
-        """True when requests were made and none got a reply (the phase then grows its pool offline)."""
-        return self.requests > 0 and self.failed == self.requests
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "requests": self.requests,
-            "failed_requests": self.failed,
+        return super().summary() | {
             "cached": self.cached,
-            "unreachable": self.unreachable,
             "written": self.written,
             "kept": len(self.tasks),
             "rejected": dict(sorted(self.rejected.items())),
-            "errors": self.errors[:5],
         }
 
 
