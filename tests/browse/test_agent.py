@@ -6,7 +6,7 @@ import pytest
 
 from tests.browse.conftest import Lines, run_episode
 from vcoder.browse import ActionParseError, TaskEval, WebTask, generate_all, parse_action
-from vcoder.browse.actions import WebAction, to_gui
+from vcoder.browse.actions import WebAction, action_line, element_comment, to_gui, with_comment
 from vcoder.browse.solver import ScriptedSolver, find_element
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -21,7 +21,7 @@ def shop_task(start: str = "/", **kw) -> WebTask:
 def test_observation_text_of_a_known_page(pool):
     policy = Lines([])
     run_episode(shop_task("/product/1"), policy, pool=pool)
-    page = policy.prompts[0].split("Current page (/product/1):\n", 1)[1].split("\n\nRound 0")[0]
+    page = policy.prompts[0].split("Current page (/product/1):\n", 1)[1].split("\n\nTask: Look around\nRound 0")[0]
     assert page == (
         "One Stop Shop\n"
         '<a id="1">Shop</a> <a id="2">Cart</a> <a id="3">My Orders</a>\n'
@@ -140,6 +140,10 @@ def test_parse_and_write_actions():
         with pytest.raises(ActionParseError):
             parse_action(bad)
     assert find_element('<a id="3">Cart</a> <button id="4">Add to Cart</button>', "add to cart") == 4
+    noted = with_comment('do(action="Click", element="4")', "Add  to\nCart")
+    assert noted == '# Element: Add to Cart\ndo(action="Click", element="4")'
+    assert element_comment(noted) == "Add to Cart" and parse_action(noted) == WebAction("Click", 4)
+    assert action_line(noted) == 'do(action="Click", element="4")' and element_comment("# why\nexit()") is None
 
 
 def test_an_episode_is_logged_for_sft_the_orm_and_replay(pool, tmp_path):
@@ -163,6 +167,15 @@ def test_an_episode_is_logged_for_sft_the_orm_and_replay(pool, tmp_path):
     (record,) = read_verdicts(tmp_path / "verdicts.jsonl")
     assert record.cases[0].verdict == "YES" and record.source == "web_agent" and record.instruction == task.intent
     assert len(replay_items(episode, phase=1)) == len(episode.steps)
+    # WebRL's "# Element:" note: kept in the step (the SFT target), left out of the next steps' history
+    noted = run_episode(task, ScriptedSolver(task.solution, comment=True), pool=pool)
+    assert noted.evaluation.success and [action_line(s.action) for s in noted.steps] == [
+        s.action for s in episode.steps
+    ]
+    first = noted.step_messages()[1]
+    shown = element_comment(noted.steps[0].action)
+    assert shown and shown in noted.steps[0].observation and first[-1]["content"].startswith("# Element: ")
+    assert f"Round 0: {episode.steps[0].action}\n" in first[1]["content"] and "# Element" not in first[1]["content"]
     failed = run_episode(task, Lines(['exit(message="no idea")']), pool=pool)
     assert replay_items(failed, phase=1) == [] and verdict_record(failed).cases[0].verdict == "NO"
 

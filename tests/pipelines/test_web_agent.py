@@ -80,3 +80,17 @@ def test_a_phase_rolls_out_a_seeded_draw_of_the_pool():
     assert rollout_tasks(WebAgentConfig(rollout_tasks=len(pool) + 1), 1, pool) == pool
     with pytest.raises(ValueError, match="rollout_tasks"):
         WebAgentConfig(rollout_tasks=-1)
+
+
+def test_the_sft_demonstrations_seed_the_replay_buffer(tmp_path):
+    import json
+
+    from vcoder.pipelines.web_agent.run import demo_replay
+
+    messages = step_prompt("Open the cart", [], '<a id="1">Shop</a> <a id="2">Cart</a>', route="/")
+    action = '# Element: Cart\ndo(action="Click", element="2")'
+    row = {"messages": [*messages, {"role": "assistant", "content": action}], "task_id": 3, "step": 0, "score": 1.0}
+    (tmp_path / "demos.jsonl").write_text(json.dumps(row) + "\n")
+    assert demo_replay(tmp_path) == [{"task": messages, "completion": action, "score": 1.0, "phase": -1}]
+    with pytest.raises(ValueError, match="web-sft"):
+        demo_replay(tmp_path / "missing")

@@ -44,7 +44,7 @@ class WebAgentServer(LoopbackServer):
 
     @staticmethod
     def act(prompt: str) -> str:
-        page = prompt.split("Current page", 1)[1]
+        page = prompt.split("Current page", 1)[1].split("\n\nTask: ", 1)[0]  # the task is repeated after the page
         if "Clicked 1" in page:
             return 'exit(message="YES")'
         if "Round 2:" in prompt:

@@ -66,6 +66,31 @@ class WebAction:
         return f"do({', '.join(parts)})"
 
 
+def element_comment(text: str) -> str | None:
+    """The element named by a ``# Element: ...`` comment line of ``text`` (WebRL's note before an action), else None.
+
+    Example:
+        >>> element_comment('# Element: Add to Cart\\ndo(action="Click", element="6")')
+        'Add to Cart'
+    """
+    for line in str(text).strip().splitlines():
+        line = line.strip()
+        if line.startswith("#") and line[1:].strip().lower().startswith("element:"):
+            return line[1:].strip()[len("element:") :].strip()
+    return None
+
+
+def with_comment(line: str, element: str | None) -> str:
+    """An action line with WebRL's ``# Element: ...`` comment before it (the line alone for None)."""
+    return line if element is None else f"# Element: {' '.join(element.split())}\n{line}"
+
+
+def action_line(text: str) -> str:
+    """The action line of a step's text (its comments left out): what the history of later steps shows."""
+    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    return lines[-1] if lines else str(text).strip()
+
+
 def _call(text: str) -> ast.Call:
     lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if not lines:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from vcoder.browse.actions import ActionParseError, parse_action, to_gui
+from vcoder.browse.actions import ActionParseError, action_line, element_comment, parse_action, to_gui, with_comment
 from vcoder.browse.evaluators import Evaluation, evaluate
 from vcoder.browse.fuzzy import FuzzyJudge
 from vcoder.browse.observation import observe_page, observe_text
@@ -57,7 +57,8 @@ class WebPolicy(Protocol):
 
 @dataclass(frozen=True)
 class WebStep:
-    """One step: the page the policy saw, what it wrote, and what happened."""
+    """One step: the page the policy saw, what it wrote (the parsed action line, after its ``# Element:`` comment
+    when it wrote one; the text as written when it did not parse), and what happened."""
 
     route: str
     observation: str
@@ -110,7 +111,8 @@ class WebEpisode:
                     {"role": "assistant", "content": s.action},
                 ]
             )
-            history.append(s.action if s.ok else f"{s.action}  (failed: {s.error})")
+            line = action_line(s.action)
+            history.append(line if s.ok else f"{line}  (failed: {s.error})")
         return out
 
 
@@ -153,10 +155,11 @@ async def play(env: GuiEnv, policy: WebPolicy, intent: str, *, step_budget: int,
         observation, elements = await observe_page(env)
         shot = draw_marks(await env.screenshot(), elements) if see else None
         text = (await policy.act(step_prompt(intent, history, observation, route=route, screenshot=shot))).strip()
-        ok, error, line = True, None, text
+        ok, error, line, said = True, None, text, text
         try:
             action = parse_action(text)
             line = action.to_text()
+            said = with_comment(line, element_comment(text))  # WebRL's "# Element:" note stays in the step
             for gui_action in to_gui(action):
                 result = await env.act(gui_action)
                 ok, error = ok and result.ok, error or result.error
@@ -166,7 +169,7 @@ async def play(env: GuiEnv, policy: WebPolicy, intent: str, *, step_budget: int,
                 answer = action.argument
         except ActionParseError as exc:
             ok, error = False, str(exc)
-        steps.append(WebStep(route, observation, line, ok, error))
+        steps.append(WebStep(route, observation, said, ok, error))
         history.append(line if ok else f"{line}  (failed: {error})")
         if answer is not None or (env.done and env.error):
             break

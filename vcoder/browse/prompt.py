@@ -45,12 +45,14 @@ def step_prompt(
     intent: str, history: Sequence[str], page: str, *, route: str, screenshot: bytes | None = None
 ) -> list[dict[str, Any]]:
     """The chat messages of one step: the system prompt and a user turn with the task, the earlier actions (one per
-    line, with what went wrong where something did) and the current page; with ``screenshot`` (PNG bytes, the marks
-    drawn), the user turn carries it as an image part before the text and the system prompt says what it shows."""
+    line, with what went wrong where something did), the current page, and the task again next to the question (a
+    small model attends to what is near; the page between can be hundreds of tokens); with ``screenshot`` (PNG bytes,
+    the marks drawn), the user turn carries it as an image part before the text and the system prompt says what it
+    shows."""
     done = "\n".join(f"Round {i}: {a}" for i, a in enumerate(history)) or "None"
     user = (
         f"Task: {intent}\n\nPrevious actions:\n{done}\n\nCurrent page ({route}):\n{page}\n\n"
-        f"Round {len(history)}: your next action?"
+        f"Task: {intent}\nRound {len(history)}: your next action?"
     )
     if screenshot is None:
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from vcoder.browse.actions import action_line
 from vcoder.browse.episode import WebEpisode
 from vcoder.browse.sites import site_files
 from vcoder.verdicts.records import CaseVerdict, VerdictRecord, site_hash
@@ -47,7 +48,7 @@ def verdict_record(episode: WebEpisode, *, meta: dict[str, Any] | None = None) -
     """The episode as one verdict-log record (the ORM's training and labelling input)."""
     task = episode.task
     files = site_files(task.site, seed=task.site_seed)
-    trace = tuple(s.action if s.ok else f"{s.action} (failed: {s.error})" for s in episode.steps)
+    trace = tuple(action_line(s.action) + ("" if s.ok else f" (failed: {s.error})") for s in episode.steps)
     case = CaseVerdict(
         task=task.intent,
         verdict="YES" if episode.evaluation.success else "NO",

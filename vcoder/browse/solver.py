@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vcoder.browse.actions import WebAction
+from vcoder.browse.actions import WebAction, with_comment
 
 _ELEMENT = re.compile(r'<(\w+) id="(\d+)"[^>]*>(.*?)</\1>')
 
@@ -60,15 +60,19 @@ class ScriptedSolver:
 
     Args:
         plan: the steps (see the module docstring).
+        comment: write WebRL's ``# Element: <the element's text>`` line before an action on an element, so a
+            policy trained on the demonstrations names the element before its id.
     """
 
     name = "scripted"
 
-    def __init__(self, plan: Sequence[dict[str, Any]]) -> None:
-        self.plan, self.at = list(plan), 0
+    def __init__(self, plan: Sequence[dict[str, Any]], *, comment: bool = False) -> None:
+        self.plan, self.at, self.comment = list(plan), 0, comment
 
     async def act(self, messages: list[dict[str, str]]) -> str:
         page = messages[-1]["content"]
         step = self.plan[self.at] if self.at < len(self.plan) else {"do": "exit", "message": ""}
         self.at += 1
-        return plan_action(step, page).to_text()
+        action = plan_action(step, page)
+        shown = dict(element_ids(page)).get(action.element) if self.comment and action.element else None
+        return with_comment(action.to_text(), shown)

@@ -60,6 +60,13 @@ class WebAgentConfig:
     max_new_tokens: int = field(default=40, metadata=_help("Tokens of one action line."))
     replay_low: float = field(default=0.5, metadata=_help("WebRL's replay filter: keep confidence > low ..."))
     replay_high: float = field(default=0.95, metadata=_help("... and <= high (exp of the mean token log-prob)."))
+    replay_demos: bool = field(
+        default=False,
+        metadata=_help(
+            "Phase 0's replay buffer starts with the SFT start's demonstrations (<model_name_or_path>/demos.jsonl), "
+            "kept per phase by the same confidence window."
+        ),
+    )
     replay_max_items: int = field(default=2000, metadata=_help("Replay buffer size (newest kept)."))
     new_tasks_per_phase: int = field(default=8, metadata=_help("New task instances added to the pool per phase."))
     band_low: float = field(default=0.05, metadata=_help("WebRL's band: new tasks come from templates whose ..."))
@@ -76,6 +83,10 @@ class WebAgentConfig:
     sft_size: str = field(default="small", metadata=_help("Size of the tiny SFT base (vcoder.models.tiny.SIZES)."))
     sft_split_digits: bool = field(
         default=False, metadata=_help("The tiny SFT base's tokenizer keeps digits apart (ids copied digit by digit).")
+    )
+    sft_element_comment: bool = field(
+        default=False,
+        metadata=_help("The demonstrations write WebRL's '# Element: <text>' line before an action on an element."),
     )
     sft_epochs: float = field(default=3.0, metadata=_help("Passes of the SFT start over the demonstrations."))
     sft_learning_rate: float = field(default=2e-3, metadata=_help("AdamW learning rate of the SFT start."))

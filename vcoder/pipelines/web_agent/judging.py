@@ -14,6 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from vcoder.browse.actions import action_line
 from vcoder.browse.episode import WebEpisode
 from vcoder.browse.evaluators import Evaluation
 from vcoder.browse.tasks import route_of
@@ -24,7 +25,8 @@ logger = logging.getLogger(__name__)
 
 def episode_trajectory(episode: WebEpisode) -> Trajectory:
     """The ORM's view of one episode (a failed action keeps its error, as the policy's history shows it)."""
-    actions = tuple(s.action if s.ok else f"{s.action}  (failed: {s.error})" for s in episode.steps)
+    lines = [action_line(s.action) for s in episode.steps]  # without WebRL's "# Element:" notes, as records keep them
+    actions = tuple(a if s.ok else f"{a}  (failed: {s.error})" for a, s in zip(lines, episode.steps, strict=True))
     return Trajectory(
         intent=episode.task.intent,
         actions=actions,

@@ -4,7 +4,8 @@
 
 phase k: held-out success of the start policy (phase 0: ``heldout_success_before``) -> ``rollouts_per_task`` sampled
 episodes per pool task, scored by the tasks' WebArena evaluators -> the successes' steps, plus the replay buffer
-filtered by the start policy's confidence (WebRL's window ``(0.5, 0.95]``) -> the update: the NLL of those steps'
+(earlier phases' successes; with ``replay_demos`` also the SFT start's demonstrations) filtered by the start policy's
+confidence (WebRL's window ``(0.5, 0.95]``) -> the update: the NLL of those steps'
 actions -> held-out success of the new policy (``heldout_success``, per site and per evaluator type) -> new task
 instances of the templates whose success rate lies in WebRL's band [0.05, 0.75] -> the pool of phase k+1.
 
@@ -68,7 +69,31 @@ LATER_DEFAULTS = {
     "writer_requests": 2,
     "orm_model": None,
     "orm_threshold": None,
+    "replay_demos": False,
+    "sft_element_comment": False,
 }
+
+
+def demo_replay(model_dir: str | Path) -> list[dict[str, Any]]:
+    """The SFT start's demonstrations (``model_dir/demos.jsonl``, written by ``vcoder curriculum web-sft``) as replay
+    items of phase -1: solved episodes' steps, as the buffer holds the curriculum's own successes.
+
+    Raises:
+        ValueError: the folder has no demonstrations.
+    """
+    path = Path(model_dir) / "demos.jsonl"
+    if not path.is_file():
+        raise ValueError(f"replay_demos: {path} not found (make the SFT start with vcoder curriculum web-sft)")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        {
+            "task": r["messages"][:-1],
+            "completion": r["messages"][-1]["content"],
+            "score": r.get("score", 1.0),
+            "phase": -1,
+        }
+        for r in rows
+    ]
 
 
 def split_tasks(config: WebAgentConfig) -> tuple[list[WebTask], list[WebTask]]:
@@ -310,7 +335,8 @@ def run_web_curriculum(config: WebAgentConfig, run_dir: str | Path, *, stop_afte
     write_tasks(train, run_dir / "tasks" / "train.json")
     write_tasks(heldout, run_dir / "tasks" / "heldout.json")
     reports: list[dict[str, Any]] = []
-    pool, buffer, start, before = train, [], config.model_name_or_path, None
+    buffer = demo_replay(config.model_name_or_path) if config.replay_demos else []
+    pool, start, before = train, config.model_name_or_path, None
     last = config.phases if stop_after is None else min(config.phases, stop_after)
     for phase in range(last):
         folder = run_dir / f"phase_{phase}"

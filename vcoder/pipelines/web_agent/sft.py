@@ -28,8 +28,11 @@ from vcoder.pipelines.web_agent.run import load_policy, split_tasks
 logger = logging.getLogger(__name__)
 
 
-async def _demos(tasks, pool, step_budget):
-    return [await arun_episode(t, ScriptedSolver(t.solution), pool=pool, step_budget=step_budget) for t in tasks]
+async def _demos(tasks, pool, step_budget, comment=False):
+    return [
+        await arun_episode(t, ScriptedSolver(t.solution, comment=comment), pool=pool, step_budget=step_budget)
+        for t in tasks
+    ]
 
 
 def make_demos(config: WebAgentConfig, out: str | Path) -> list[dict[str, Any]]:
@@ -38,7 +41,7 @@ def make_demos(config: WebAgentConfig, out: str | Path) -> list[dict[str, Any]]:
 
     train, _ = split_tasks(config)
     with BrowserPool(max_pages=1) as pool:
-        episodes = asyncio.run(_demos(train, pool, config.step_budget))
+        episodes = asyncio.run(_demos(train, pool, config.step_budget, config.sft_element_comment))
     solved = [e for e in episodes if e.evaluation.success]
     if len(solved) < len(episodes):
         logger.warning(
