@@ -78,6 +78,7 @@ def step_grpo_probe(folder, sft_dir: str, tasks: list, *, pool, seed: int = 0, l
 
 @pytest.mark.slow
 @pytest.mark.browser
+@pytest.mark.learning
 @pytest.mark.timeout(1800)  # 70 s on 2 lightly loaded cores, ~11 min at load 13
 def test_step_grpo_raises_its_step_reward_on_the_tasks_it_trains_on(tmp_path, record_property):
     import torch
