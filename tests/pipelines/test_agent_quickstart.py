@@ -41,6 +41,18 @@ def test_episode_scores_read_the_first_and_the_final_site():
     assert mean["tasks"] == 3 and mean["errors"] == 0
 
 
+def test_accuracy_by_kind_groups_tasks_by_the_kind_in_their_id():
+    from vcoder.pipelines.agent_quickstart import accuracy_by_kind
+
+    tasks = [
+        {"id": "counter-3", "last_turn_accuracy": 1.0},
+        {"id": "message-7", "last_turn_accuracy": 0.5},
+        {"id": "counter-12", "last_turn_accuracy": 0.0},
+    ]
+    assert accuracy_by_kind(tasks) == {"counter": 0.5, "message": 0.5}
+    assert list(accuracy_by_kind(tasks)) == ["counter", "message"]
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(1800)  # every stage for real, shrunk: ~3 min on 2 idle cores, 10+ on a shared one
@@ -78,5 +90,7 @@ def test_fast_agent_quickstart_writes_everything(tmp_path, capsys):
     assert ids == [r["id"] for r in kind_tasks(FAST["n_heldout"], HELDOUT_SEED, split="heldout", kinds=KINDS)]
     for model in ("model-init", "sft", "step_grpo"):
         assert (out / model / "config.json").exists()
+    by_kind = summary["heldout_by_kind"]["sft"]
+    assert set(by_kind) <= set(KINDS) and all(0.0 <= v <= 1.0 for v in by_kind.values())
     assert summary["step_reward"]["steps"] == FAST["grpo_steps"]
     assert (out / "curves" / "report.html").exists()

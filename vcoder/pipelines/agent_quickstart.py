@@ -191,6 +191,14 @@ def train_agent_sft(recipe: dict[str, Any], trajectories: str, *, progress: bool
     train_and_save(trainer, None, script_args, training_args, resume=None)
 
 
+def accuracy_by_kind(per_task: list[dict[str, Any]]) -> dict[str, float]:
+    """Held-out accuracy per site kind (task ids are ``<kind>-<seed>``), in the order the kinds first appear."""
+    scores: dict[str, list[float]] = {}
+    for task in per_task:
+        scores.setdefault(task["id"].rsplit("-", 1)[0], []).append(task["last_turn_accuracy"])
+    return {kind: sum(values) / len(values) for kind, values in scores.items()}
+
+
 def read_jsonl_dataset(path: str):
     """A JSONL file as a ``datasets.Dataset``."""
     from datasets import Dataset
@@ -328,6 +336,7 @@ def run_agent_quickstart(
             }
             for name, result in results.items()
         },
+        "heldout_by_kind": {name: accuracy_by_kind(result["tasks"]) for name, result in results.items()},
         "paths": {**paths, "report": figures.get("html"), "summary": os.path.join(out_dir, "summary.json")},
     }
     with open(summary["paths"]["summary"], "w") as handle:
