@@ -63,19 +63,26 @@ def test_the_orm_trains_on_a_browsing_record_in_the_view_it_judges_the_episode_b
         WebStep("/cart", "<h1>Cart</h1>", 'do(action="Click", element="7")', False, "no element 7"),
         WebStep("/cart", "<h1>Cart</h1>", 'exit(message="2 items")', True),
     )
+    many = tuple(
+        WebStep("/", "<p>x</p>", f'do(action="Scroll Down", element="{i}")', i % 3 > 0, "stuck") for i in range(25)
+    )
     episodes = [
         WebEpisode(
-            task, "p", steps, "2 items", "__SHOP__/#/cart", Evaluation(1.0), final_page="<h1>Cart</h1>\n2 items"
+            task, "p", steps, "2 items", "__SHOP__/#/cart", Evaluation(1.0), final_page="<h1>Cart</h1>\n\n2 items\n"
         ),
         WebEpisode(task, "p", steps[:1], None, "__SHOP__/#/", Evaluation(0.0), error="lost", final_page=""),
+        # more actions than the prompt shows, failed ones among them: numbered from the episode's start either way
+        WebEpisode(task, "p", many, None, "__SHOP__/#/product/3?q=1", Evaluation(0.0), final_page="<p>x</p>"),
     ]
     records = [VerdictRecord.from_dict(verdict_record(e).to_dict()) for e in episodes]  # through the log's JSON
     site = VerdictRecord(task_id="s", instruction="A page", site_hash="h", site_files={"index.html": "<p>hi</p>"}, score=1.0,
                          source="gui_agent", page_text=("hi",))  # fmt: skip
-    examples = build_examples([records[0], site, records[1]], base_dir=tmp_path, image_width=0)
+    examples = build_examples([records[0], site, *records[1:]], base_dir=tmp_path, image_width=0)
     web = [ex for ex in examples if ex.view == "trajectory"]
-    assert [ex.view for ex in examples] == ["trajectory", "site", "trajectory"]  # in record order
+    assert [ex.view for ex in examples] == ["trajectory", "site", "trajectory", "trajectory"]  # in record order
     assert [ex.text for ex in web] == [trajectory_prompt(episode_trajectory(e)) for e in episodes]
-    assert [ex.label for ex in web] == [1, 0] and all(ex.image is None for ex in web)
-    assert "Answer: 2 items" in web[0].text and "Final page (/cart):" in web[0].text
+    assert [ex.label for ex in web] == [1, 0, 0] and all(ex.image is None for ex in web)
+    assert "Answer: 2 items" in web[0].text and "Final page (/cart):\n<h1>Cart</h1>\n2 items\n" in web[0].text
+    assert '2. do(action="Click", element="7") (failed: no element 7)' in web[0].text
+    assert '\n6. do(action="Scroll Down"' in web[2].text and "Final page (/product/3?q=1):" in web[2].text
     assert {ex.view for ex in examples if ex.task_id == "s"} == {"site"}  # a site record keeps its own views
