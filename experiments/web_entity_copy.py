@@ -1,0 +1,149 @@
+"""Pilot (issue 24): does a web-agent SFT start copy the task's entity on held-out tasks?
+
+Trains a tiny LM on demonstration rows (``demos.jsonl`` of ``vcoder curriculum web-sft``, or rows written the same
+way for other task sets) and measures, teacher-forced and greedy, on every demonstrated step of a training sample
+and of the held-out tasks' demonstrations:
+
+- ``step``: the generated action equals the solver's;
+- ``note``: the generated ``# Element: <text>`` equals the solver's (steps with a note);
+- ``entity``: the same on the steps whose note text is named in the task (a product, a customer, a forum, ...):
+  the entity copy the curriculum's held-out episodes miss;
+- ``id_given_note``: the right element id among the steps whose note is right.
+
+    PYTHONPATH=$PWD python experiments/web_entity_copy.py --train sft-0/demos.jsonl --held held0.jsonl \\
+        --out /tmp/p-words --split-words --steps 770 --eval-at 400,770
+
+Or ``--model DIR --steps 0`` to measure a saved policy. One JSON line per evaluation on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+
+from vcoder.browse.actions import ActionParseError, element_comment, parse_action
+
+
+def load_rows(paths):
+    rows = []
+    for path in paths:
+        rows += [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    return [(r["messages"][:-1], r["messages"][-1]["content"]) for r in rows]
+
+
+def intent_of(messages) -> str:
+    return messages[-1]["content"].split("\n", 1)[0].removeprefix("Task: ")
+
+
+def evaluate(policy, samples) -> dict[str, float | int]:
+    hits = {"step": [], "note": [], "entity": [], "id_given_note": []}
+    for messages, target in samples:
+        out = policy.generate(messages).strip()
+        want, want_note = parse_action(target), element_comment(target)
+        try:
+            got = parse_action(out)
+        except ActionParseError:
+            got = None
+        hits["step"].append(got == want)
+        if want_note is None:
+            continue
+        note_ok = element_comment(out) == want_note
+        hits["note"].append(note_ok)
+        if want_note.lower() in intent_of(messages).lower():
+            hits["entity"].append(note_ok)
+        if note_ok:
+            hits["id_given_note"].append(got is not None and got.element == want.element)
+    out = {k: round(sum(v) / len(v), 3) if v else None for k, v in hits.items()}
+    out.update({f"n_{k}": len(v) for k, v in hits.items()})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--train", nargs="+", default=[], help="demonstration rows to train on (jsonl)")
+    ap.add_argument("--held", required=True, help="the held-out tasks' demonstration rows (jsonl; never trained on)")
+    ap.add_argument("--model", default=None, help="a saved policy to start from (else a new tiny LM in --out)")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--size", default="tiny")
+    ap.add_argument("--split-words", action="store_true", help="the tokenizer's merges stay inside words")
+    ap.add_argument("--steps", type=int, default=770)
+    ap.add_argument("--eval-at", default="", help="comma-separated update steps to evaluate at (and the last)")
+    ap.add_argument("--lr", type=float, default=4e-3)
+    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--max-prompt-tokens", type=int, default=768)
+    ap.add_argument("--train-eval", type=int, default=110, help="training steps evaluated (a seeded sample)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+
+    import torch
+
+    from vcoder.models.loading import save_policy
+    from vcoder.pipelines.web_agent.config import WebAgentConfig
+    from vcoder.pipelines.web_agent.lm import LocalPolicy, _batch
+    from vcoder.pipelines.web_agent.run import load_policy
+
+    torch.set_num_threads(a.threads)
+    train, held = load_rows(a.train), load_rows([a.held])
+    path = a.model
+    if path is None:
+        from vcoder.models.tiny_lm import build_tiny_lm
+
+        corpus = [m["content"] for messages, c in train for m in messages] + [c for _, c in train]
+        build_tiny_lm(a.out, size=a.size, corpus=corpus * 2, seed=a.seed, split_digits=True, split_words=a.split_words)
+        path = a.out
+    config = WebAgentConfig(model_name_or_path=path, system_prompt=False, max_prompt_tokens=a.max_prompt_tokens)
+    model, tok = load_policy(path, config)
+    policy = LocalPolicy(model, tok, max_new_tokens=64, max_prompt_tokens=a.max_prompt_tokens, system=False)
+    train_sample = random.Random(a.seed).sample(train, min(a.train_eval, len(train))) if train else []
+    lengths = [len(_batch(tok, [s], a.max_prompt_tokens, False, "cpu")[0][0]) for s in held]
+    head = {
+        "model": path,
+        "size": a.size,
+        "split_words": a.split_words,
+        "train_rows": len(train),
+        "held_rows": len(held),
+    }
+    head |= {"parameters": sum(p.numel() for p in model.parameters()), "held_tokens_mean": sum(lengths) / len(lengths)}
+    print(json.dumps(head), flush=True)
+
+    checkpoints = sorted({int(x) for x in a.eval_at.split(",") if x} | {a.steps})
+    rng = random.Random(a.seed)
+    torch.manual_seed(a.seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.0)
+    order, losses, t0 = [], [], time.time()
+    for step in range(1, a.steps + 1):
+        if len(order) < a.batch_size:
+            more = list(range(len(train)))
+            rng.shuffle(more)
+            order += more
+        chosen, order = order[: a.batch_size], order[a.batch_size :]
+        model.train()
+        ids, labels, mask = _batch(tok, [train[i] for i in chosen], a.max_prompt_tokens, False, model.device)
+        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(float(loss.detach()))
+        if step not in checkpoints:
+            continue
+        model.eval()
+        t1 = time.time()
+        row = {"step": step, "epochs": round(step * a.batch_size / len(train), 2), "train_wall_s": round(t1 - t0)}
+        row["loss_last20"] = round(sum(losses[-20:]) / len(losses[-20:]), 4)
+        row["train"] = evaluate(policy, train_sample)
+        row["held"] = evaluate(policy, held)
+        row["eval_wall_s"] = round(time.time() - t1)
+        t0 += time.time() - t1  # train_wall_s counts training only
+        print(json.dumps(row), flush=True)
+    if a.steps == 0:
+        print(json.dumps({"step": 0, "train": evaluate(policy, train_sample), "held": evaluate(policy, held)}))
+    elif a.out:
+        save_policy(model, tok, a.out)
+
+
+if __name__ == "__main__":
+    main()
