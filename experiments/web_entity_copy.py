@@ -6,8 +6,10 @@ and of the held-out tasks' demonstrations:
 
 - ``step``: the generated action equals the solver's;
 - ``note``: the generated ``# Element: <text>`` equals the solver's (steps with a note);
-- ``entity``: the same on the steps whose note text is named in the task (a product, a customer, a forum, ...):
-  the entity copy the curriculum's held-out episodes miss;
+- ``entity``: the same on the steps whose note holds one of the task's instantiation values (a product, a
+  category, a customer group, a forum, a post, a project): the entity copy the curriculum's held-out episodes miss
+  (the tasks are the recipe's ``split_tasks`` for ``--seed``; the training sample is drawn from the first ``--train``
+  file, which must be that split's ``demos.jsonl``);
 - ``id_given_note``: the right element id among the steps whose note is right.
 
     PYTHONPATH=$PWD python experiments/web_entity_copy.py --train sft-0/demos.jsonl --held held0.jsonl \\
@@ -33,13 +35,35 @@ def load_rows(paths):
     return [(r["messages"][:-1], r["messages"][-1]["content"]) for r in rows]
 
 
-def intent_of(messages) -> str:
-    return messages[-1]["content"].split("\n", 1)[0].removeprefix("Task: ")
+def load_rows_with_values(path, values):
+    """Rows of ``path`` as ``(messages, completion, the task's instantiation values)``."""
+    rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    return [(r["messages"][:-1], r["messages"][-1]["content"], values[r["task_id"]]) for r in rows]
+
+
+def task_values(config_path: str, seed: int) -> dict[int, list[str]]:
+    """task id -> the string values its intent was instantiated with (training and held-out tasks of the split)."""
+    import yaml
+
+    from vcoder.pipelines.web_agent.config import WebAgentConfig
+    from vcoder.pipelines.web_agent.run import split_tasks
+
+    with open(config_path, encoding="utf-8") as f:
+        config = WebAgentConfig.from_dict({**yaml.safe_load(f), "seed": seed})
+    train, held = split_tasks(config)
+    values = lambda t: [str(v) for v in t.instantiation_dict.values() if len(str(v)) >= 3]  # noqa: E731
+    return {t.task_id: values(t) for t in train + held}
+
+
+def names_entity(messages, completion) -> bool:
+    """The note names a word of the task with its case, not the task's first word (a verb: "Star the project")."""
+    note, intent = element_comment(completion), messages[-1]["content"].split("\n", 1)[0].removeprefix("Task: ")
+    return bool(note) and note in intent and not intent.startswith(note)
 
 
 def evaluate(policy, samples) -> dict[str, float | int]:
     hits = {"step": [], "note": [], "entity": [], "id_given_note": []}
-    for messages, target in samples:
+    for messages, target, values in samples:
         out = policy.generate(messages).strip()
         want, want_note = parse_action(target), element_comment(target)
         try:
@@ -51,7 +75,7 @@ def evaluate(policy, samples) -> dict[str, float | int]:
             continue
         note_ok = element_comment(out) == want_note
         hits["note"].append(note_ok)
-        if want_note.lower() in intent_of(messages).lower():
+        if any(v.lower() in want_note.lower() for v in values):
             hits["entity"].append(note_ok)
         if note_ok:
             hits["id_given_note"].append(got is not None and got.element == want.element)
@@ -62,19 +86,26 @@ def evaluate(policy, samples) -> dict[str, float | int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--train", nargs="+", default=[], help="demonstration rows to train on (jsonl)")
+    ap.add_argument("--train", nargs="+", required=True, help="demonstration rows to train on (jsonl)")
     ap.add_argument("--held", required=True, help="the held-out tasks' demonstration rows (jsonl; never trained on)")
     ap.add_argument("--model", default=None, help="a saved policy to start from (else a new tiny LM in --out)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--size", default="tiny")
     ap.add_argument("--split-words", action="store_true", help="the tokenizer's merges stay inside words")
+    ap.add_argument(
+        "--oversample-entity",
+        type=int,
+        default=1,
+        help="repeat the training rows whose note names a word of the task (case kept, not its first word) so often",
+    )
     ap.add_argument("--steps", type=int, default=770)
     ap.add_argument("--eval-at", default="", help="comma-separated update steps to evaluate at (and the last)")
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--max-prompt-tokens", type=int, default=768)
     ap.add_argument("--train-eval", type=int, default=110, help="training steps evaluated (a seeded sample)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="the curriculum seed of the split (and of the pilot)")
+    ap.add_argument("--config", default="configs/curriculum/web_agent_tiny_cpu.yaml")
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
 
@@ -86,7 +117,10 @@ def main() -> None:
     from vcoder.pipelines.web_agent.run import load_policy
 
     torch.set_num_threads(a.threads)
-    train, held = load_rows(a.train), load_rows([a.held])
+    train = load_rows(a.train)
+    train += [row for row in train if names_entity(*row)] * (a.oversample_entity - 1)
+    values = task_values(a.config, a.seed)
+    first, held = load_rows_with_values(a.train[0], values), load_rows_with_values(a.held, values)
     path = a.model
     if path is None:
         from vcoder.models.tiny_lm import build_tiny_lm
@@ -97,8 +131,8 @@ def main() -> None:
     config = WebAgentConfig(model_name_or_path=path, system_prompt=False, max_prompt_tokens=a.max_prompt_tokens)
     model, tok = load_policy(path, config)
     policy = LocalPolicy(model, tok, max_new_tokens=64, max_prompt_tokens=a.max_prompt_tokens, system=False)
-    train_sample = random.Random(a.seed).sample(train, min(a.train_eval, len(train))) if train else []
-    lengths = [len(_batch(tok, [s], a.max_prompt_tokens, False, "cpu")[0][0]) for s in held]
+    train_sample = random.Random(a.seed).sample(first, min(a.train_eval, len(first)))
+    lengths = [len(_batch(tok, [s[:2]], a.max_prompt_tokens, False, "cpu")[0][0]) for s in held]
     head = {
         "model": path,
         "size": a.size,
