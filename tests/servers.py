@@ -189,6 +189,41 @@ class LoopbackServer:
         self._httpd.server_close()
 
 
+def chat_completion(text: str) -> dict:
+    """An OpenAI chat-completion body whose one choice is the assistant's ``text``."""
+    return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+
+
+class ChatServer(LoopbackServer):
+    """An OpenAI-shaped server on loopback whose every chat completion is :meth:`answer` of the request's JSON body
+    (called under one lock, so a subclass may record what it is sent); ``models`` (when set) are listed at
+    ``/v1/models``, otherwise a GET is unsupported as in a bare ``http.server``."""
+
+    models: tuple[str, ...] | None = None
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        outer = self
+
+        class Handler(JSONHandler):
+            def do_GET(self):
+                if outer.models is None:
+                    self.send_error(501, f"Unsupported method ({self.command!r})")
+                    return
+                self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in outer.models]})
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                with outer._lock:
+                    text = outer.answer(body)
+                self._send(200, chat_completion(text))
+
+        self._listen(Handler)
+
+    def answer(self, body: dict) -> str:
+        raise NotImplementedError
+
+
 class ScriptedServer(LoopbackServer):
     """An OpenAI-shaped ``http.server`` on loopback: answers after ``delay_s``, first with ``statuses`` if given.
 

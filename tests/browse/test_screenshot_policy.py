@@ -8,14 +8,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
-import json
-import threading
 
 import pytest
 from PIL import Image
 
 from tests.rewards.test_gui_text_policy import BROKEN, SPOKEN, WORKING, WebAgentServer, fenced
-from tests.servers import JSONHandler, LoopbackServer
+from tests.servers import ChatServer
 from vcoder.browse.prompt import SCREENSHOT_NOTE, SYSTEM_PROMPT, step_prompt
 from vcoder.rewards.gui import make_gui_agent_reward
 
@@ -23,33 +21,25 @@ WIDTH, HEIGHT = 640, 400
 BUTTON_MARK = (60, 180, 75)  # vcoder.gui.marks' colour of element 1
 
 
-class VisionAgentServer(LoopbackServer):
+class VisionAgentServer(ChatServer):
     """Reads the image and the text of each request's user turn; answers the scripted web agent's action, or a
     malformed line when the request has no image (so a missing screenshot fails the case)."""
 
     def __init__(self) -> None:
         self.seen: list[dict] = []
-        self._lock = threading.Lock()
-        outer = self
+        super().__init__()
 
-        class Handler(JSONHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
-                parts = user if isinstance(user, list) else [{"type": "text", "text": user}]
-                images = [
-                    Image.open(io.BytesIO(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
-                    for p in parts
-                    if p["type"] == "image_url"
-                ]
-                text = "\n".join(p["text"] for p in parts if p["type"] == "text")
-                with outer._lock:
-                    outer.seen.append({"system": system, "kinds": [p["type"] for p in parts], "images": images})
-                reply = WebAgentServer.act(text) if images else "I cannot see the page"
-                message = {"role": "assistant", "content": reply}
-                self._send(200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
-
-        self._listen(Handler)
+    def answer(self, body: dict) -> str:
+        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+        parts = user if isinstance(user, list) else [{"type": "text", "text": user}]
+        images = [
+            Image.open(io.BytesIO(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
+            for p in parts
+            if p["type"] == "image_url"
+        ]
+        text = "\n".join(p["text"] for p in parts if p["type"] == "text")
+        self.seen.append({"system": system, "kinds": [p["type"] for p in parts], "images": images})
+        return WebAgentServer.act(text) if images else "I cannot see the page"
 
 
 def test_a_step_prompt_with_a_screenshot_puts_the_image_first_and_says_what_it_shows():

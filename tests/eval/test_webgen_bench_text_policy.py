@@ -6,13 +6,12 @@ The builder makes a working counter for one task and a broken one for the other,
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 
 from tests.inprocess import vcoder
 from tests.rewards.test_gui_text_policy import BROKEN, SPOKEN, WORKING, WebAgentServer
-from tests.servers import JSONHandler, LoopbackServer
+from tests.servers import ChatServer
 from vcoder.browse.prompt import SYSTEM_PROMPT as WEB_AGENT_PROMPT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -20,35 +19,23 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SITES = {"[site:working]": WORKING, "[site:broken]": BROKEN}
 
 
-class BuilderAndWebAgent(LoopbackServer):
+class BuilderAndWebAgent(ChatServer):
     """The builder (a site chosen by the instruction's marker) and the web agent (WebAgentServer's actions)."""
+
+    models = ("builder", "web-agent")
 
     def __init__(self) -> None:
         self.agent_prompts: list[str] = []
-        self._lock = threading.Lock()
-        outer = self
+        super().__init__()
 
-        class Handler(JSONHandler):
-            def do_GET(self):
-                models = [{"id": name, "object": "model"} for name in ("builder", "web-agent")]
-                self._send(200, {"object": "list", "data": models})
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                messages = body["messages"]
-                if messages[0]["content"] == WEB_AGENT_PROMPT:
-                    prompt = messages[-1]["content"]
-                    with outer._lock:
-                        outer.agent_prompts.append(prompt)
-                    text = WebAgentServer.act(prompt)
-                else:
-                    seen = json.dumps(messages)
-                    site = next((html for mark, html in SITES.items() if mark in seen), "<p>hello</p>")
-                    text = f'<file path="index.html">\n{site}\n</file>\n<finish/>'
-                message = {"role": "assistant", "content": text}
-                self._send(200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
-
-        self._listen(Handler)
+    def answer(self, body: dict) -> str:
+        messages = body["messages"]
+        if messages[0]["content"] == WEB_AGENT_PROMPT:
+            self.agent_prompts.append(messages[-1]["content"])
+            return WebAgentServer.act(messages[-1]["content"])
+        seen = json.dumps(messages)
+        site = next((html for mark, html in SITES.items() if mark in seen), "<p>hello</p>")
+        return f'<file path="index.html">\n{site}\n</file>\n<finish/>'
 
 
 def task(task_id: str, marker: str) -> dict:

@@ -113,6 +113,18 @@ def test_replies_are_cached_per_request(tmp_path):
     assert other_seed.cached == 0 and next_phase.cached == 0 and len(cache.read_text().splitlines()) == 3
 
 
+def test_a_cache_line_cut_by_a_killed_run_is_asked_again(tmp_path, caplog):
+    cache = tmp_path / "writer_cache.jsonl"
+    with ScriptedServer(REPLY) as server:
+        WebTaskWriter(endpoint(server.base_url), requests=1, cache=cache).write(SHOP, n=3, seed=1)
+        whole = cache.read_text()
+        cache.write_text(whole + whole[: len(whole) // 2])  # a second reply, cut mid-line
+        with caplog.at_level(logging.WARNING):
+            again = WebTaskWriter(endpoint(server.base_url), requests=1, cache=cache).write(SHOP, n=3, seed=1)
+    assert "line 2 unreadable, skipped" in caplog.text
+    assert server.chat_hits == 1 and again.cached == 1 and [t.intent for t in again.tasks] == GOOD
+
+
 def test_failed_sites_are_asked_separately():
     forum_reply = "`Open the travel forum and read the newest post`"
     with ScriptedServer([REPLY, forum_reply]) as server:

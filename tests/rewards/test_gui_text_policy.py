@@ -8,11 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
 
 import pytest
 
-from tests.servers import JSONHandler, LoopbackServer, dead_port
+from tests.servers import ChatServer, dead_port
 from vcoder.rewards.gui import make_gui_agent_reward
 
 WORKING = """<!DOCTYPE html><html><body><h1>Counter</h1>
@@ -23,24 +22,17 @@ SPOKEN = {"task": "Click the button", "expected_result": "Its label changes to '
 BUTTON = re.compile(r'<button id="(\d+)"[^>]*>([^<]*)</button>')
 
 
-class WebAgentServer(LoopbackServer):
+class WebAgentServer(ChatServer):
     """Answers each chat request with one WebRL action decided from the text observation in its last message."""
 
     def __init__(self) -> None:
         self.prompts: list[str] = []
-        self._lock = threading.Lock()
-        outer = self
+        super().__init__()
 
-        class Handler(JSONHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                prompt = body["messages"][-1]["content"]
-                with outer._lock:
-                    outer.prompts.append(prompt)
-                message = {"role": "assistant", "content": outer.act(prompt)}
-                self._send(200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
-
-        self._listen(Handler)
+    def answer(self, body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        self.prompts.append(prompt)
+        return self.act(prompt)
 
     @staticmethod
     def act(prompt: str) -> str:

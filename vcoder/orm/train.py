@@ -117,20 +117,21 @@ def balanced(examples: Sequence[Example], *, seed: int = 0) -> list[Example]:
 
 
 def _rows(examples: Sequence[Example]):
+    """The examples as TRL prompt-completion rows. Each row carries its own screenshot list (``images``: one image, or
+    none for a view without a screenshot, e.g. a browsing trajectory), so a log that mixes site records with web-agent
+    records trains each example in the view it is judged in; a log without screenshots has no image column."""
     from datasets import Dataset
 
     from vcoder.orm.model import user_turn
 
-    with_image = all(ex.image is not None for ex in examples)
+    seen = [ex.image is not None for ex in examples]
     rows: dict[str, list] = {"prompt": [], "completion": []}
-    if with_image:
-        rows["image"] = []
-    for ex in examples:
-        rows["prompt"].append(user_turn(ex.text, with_image=with_image))
+    if any(seen):
+        rows["images"] = [[ex.image] if has else [] for ex, has in zip(examples, seen, strict=True)]
+    for ex, has in zip(examples, seen, strict=True):
+        rows["prompt"].append(user_turn(ex.text, with_image=has))
         answer = "YES" if ex.label else "NO"
         rows["completion"].append([{"role": "assistant", "content": [{"type": "text", "text": answer}]}])
-        if with_image:
-            rows["image"].append(ex.image)
     return Dataset.from_dict(rows)
 
 

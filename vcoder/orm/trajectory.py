@@ -39,7 +39,7 @@ class Trajectory:
 
     Attributes:
         intent: the task as the agent read it.
-        actions: the actions in order, a failed one with its error (``do(...)  (failed: ...)``).
+        actions: the actions in order, a failed one with its error (``do(...) (failed: ...)``).
         final_page: the final page's text observation (simplified HTML, one element per line).
         answer: the ``exit`` message (None: the agent gave none).
         route: the final page's route (``/cart``), shown beside it.
@@ -59,8 +59,12 @@ SOURCE = "web_agent"
 def record_trajectory(record: Any) -> Trajectory:
     """The trajectory of a browsing episode's verdict record (``source == "web_agent"``): the same text the ORM
     judges the live episode by, so an ORM trained on a phase's ``verdicts.jsonl`` reads what it will judge."""
+    from vcoder.browse.sites import SITES
+    from vcoder.browse.tasks import route_of
+
     observed = record.cases[0].observed if record.cases else None
-    route = observed.split("#", 1)[1] or "/" if observed and "#" in observed else "/"
+    site = record.meta.get("site")
+    route = route_of(observed, site) if observed and site in SITES else "/"
     return Trajectory(
         intent=record.instruction,
         actions=tuple(record.history),
@@ -90,7 +94,7 @@ def trajectory_prompt(trajectory: Trajectory) -> str:
     lines = [f"Task: {' '.join(str(trajectory.intent).split())}", "Actions:"]
     lines += [short(f"{i}. {a}", LIMITS["action"]) for i, a in enumerate(actions, first)] or ["none"]
     lines.append(f"Answer: {short(trajectory.answer, 200) if trajectory.answer else 'none'}")
-    page = trajectory.final_page.strip()
+    page = "\n".join(line for line in trajectory.final_page.splitlines() if line.strip())  # as records keep it
     if len(page) > LIMITS["page"]:
         page = page[: LIMITS["page"] - 1] + "…"
     lines += [f"Final page ({trajectory.route}):", page or "(no page: the episode lost it)", QUESTION]

@@ -14,9 +14,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from vcoder.browse.actions import action_line
 from vcoder.browse.episode import WebEpisode
 from vcoder.browse.evaluators import Evaluation
+from vcoder.browse.records import action_trace
 from vcoder.browse.tasks import route_of
 from vcoder.orm.trajectory import Trajectory, judge_trajectories
 
@@ -25,11 +25,9 @@ logger = logging.getLogger(__name__)
 
 def episode_trajectory(episode: WebEpisode) -> Trajectory:
     """The ORM's view of one episode (a failed action keeps its error, as the policy's history shows it)."""
-    lines = [action_line(s.action) for s in episode.steps]  # without WebRL's "# Element:" notes, as records keep them
-    actions = tuple(a if s.ok else f"{a}  (failed: {s.error})" for a, s in zip(lines, episode.steps, strict=True))
     return Trajectory(
         intent=episode.task.intent,
-        actions=actions,
+        actions=action_trace(episode),  # the verdict record's actions: the ORM trains on the text it judges
         final_page=episode.final_page,
         answer=episode.answer,
         route=route_of(episode.final_url, episode.task.site),

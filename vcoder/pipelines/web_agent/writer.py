@@ -153,10 +153,13 @@ class WebTaskWriter:
         self.cache = None if cache is None else Path(cache)
         self._replies: dict[str, str] = {}
         if self.cache is not None and self.cache.is_file():
-            for line in self.cache.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    self._replies[row["key"]] = row["reply"]
+            for n, line in enumerate(self.cache.read_text(encoding="utf-8").splitlines(), 1):
+                try:
+                    row = json.loads(line) if line.strip() else None
+                    if row is not None:
+                        self._replies[row["key"]] = row["reply"]
+                except (ValueError, KeyError, TypeError):  # a run killed mid-write: that request is asked again
+                    logger.warning("task writer cache %s: line %d unreadable, skipped", self.cache, n)
 
     def _key(self, messages: list[dict[str, str]], seed: int) -> str:
         data = [self.endpoint.model, messages, seed, self.endpoint.temperature, self.max_tokens]
