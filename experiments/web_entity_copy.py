@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="a saved policy to start from (else a new tiny LM in --out)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--size", default="tiny")
+    ap.add_argument("--arch", default="qwen2_5", help="qwen3: the folder loads with the trained pre-tokenizer")
     ap.add_argument("--split-words", action="store_true", help="the tokenizer's merges stay inside words")
     ap.add_argument(
         "--oversample-entity",
@@ -126,7 +127,15 @@ def main() -> None:
         from vcoder.models.tiny_lm import build_tiny_lm
 
         corpus = [m["content"] for messages, c in train for m in messages] + [c for _, c in train]
-        build_tiny_lm(a.out, size=a.size, corpus=corpus * 2, seed=a.seed, split_digits=True, split_words=a.split_words)
+        build_tiny_lm(
+            a.out,
+            arch=a.arch,
+            size=a.size,
+            corpus=corpus * 2,
+            seed=a.seed,
+            split_digits=True,
+            split_words=a.split_words,
+        )
         path = a.out
     config = WebAgentConfig(model_name_or_path=path, system_prompt=False, max_prompt_tokens=a.max_prompt_tokens)
     model, tok = load_policy(path, config)
