@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -107,3 +108,32 @@ def test_split_digits_keeps_every_digit_a_token_through_save_and_load(tmp_path):
     ids = loaded(request)["input_ids"]
     assert loaded.convert_ids_to_tokens(ids).count("8") == 2 and loaded.decode(ids) == request
     assert len(ids) == len(train_tokenizer(corpus, vocab_size=2048, split_digits=True)(request)["input_ids"])
+
+
+def test_split_words_gives_a_name_the_same_tokens_everywhere_through_save_and_load(tmp_path):
+    from transformers import AutoTokenizer
+
+    from vcoder.models.tiny_lm import build_tiny_lm
+
+    names = ["Kitchen", "Office", "Smart Headphones", "Hana Okafor"]
+    corpus = [f'Task: open {n} now\n<a id="{k}">{n}</a>\n# Element: {n}' for k, n in enumerate(names)] * 30
+
+    def pieces(tok, text, name):
+        ids = tok(text)["input_ids"]
+        whole = tok.convert_ids_to_tokens(ids)
+        want = tok.convert_ids_to_tokens(tok(name)["input_ids"])
+        return any(whole[i : i + len(want)] == want for i in range(len(whole)))
+
+    def crossing(tok):  # tokens that hold a word edge (special tokens aside)
+        texts = [tok.convert_tokens_to_string([t]) for t in tok.get_vocab() if t not in tok.all_special_tokens]
+        return [t for t in texts if re.search(r"\w\W|\W\w", t) and not re.fullmatch(r"</?[\w|]+>", t)]
+
+    assert crossing(train_tokenizer(corpus, vocab_size=400))  # merges glue a name to its neighbours
+    assert not crossing(train_tokenizer(corpus, vocab_size=400, split_words=True))
+    # qwen2_5: the model's own tokenizer class re-splits words on load, so the merges must stay inside them
+    path = build_tiny_lm(tmp_path / "lm", arch="qwen2_5", corpus=corpus, split_digits=True, split_words=True)
+    loaded = AutoTokenizer.from_pretrained(path)
+    for n in names:
+        for text in (f"Task: open {n} now", f'<a id="1">{n}</a>', f"# Element: {n}\n"):
+            assert pieces(loaded, text, n), (n, text)
+        assert loaded.decode(loaded(f'<a id="1">{n}</a>')["input_ids"]) == f'<a id="1">{n}</a>'

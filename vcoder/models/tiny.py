@@ -252,9 +252,10 @@ def start_build(
     size: str,
     corpus: Iterable[str] | None,
     split_digits: bool = False,
+    split_words: bool = False,
 ) -> tuple[TinySize, Path, Any]:
     """What every tiny builder does first: check ``arch`` and ``size``, create ``out_dir`` and train the tokenizer
-    (``split_digits``: see :func:`vcoder.models.tokenizer.train_tokenizer`).
+    (``split_digits``, ``split_words``: see :func:`vcoder.models.tokenizer.train_tokenizer`).
 
     Returns:
         ``(the size's dimensions, out_dir as a Path, the tokenizer)``.
@@ -272,7 +273,7 @@ def start_build(
     docs = list(corpus) if corpus is not None else default_corpus()
     if not docs:
         raise ValueError("corpus is empty; pass some documents or leave corpus=None for the default")
-    return spec, out, train_tokenizer(docs, vocab_size=spec.vocab, split_digits=split_digits)
+    return spec, out, train_tokenizer(docs, vocab_size=spec.vocab, split_digits=split_digits, split_words=split_words)
 
 
 def finish_build(model: Any, saved_with: Any, tokenizer: Any, out: Path, *, arch: str, size: str, seed: int) -> Path:

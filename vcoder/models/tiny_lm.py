@@ -30,6 +30,7 @@ def build_tiny_lm(
     corpus: Iterable[str] | None = None,
     seed: int = 0,
     split_digits: bool = False,
+    split_words: bool = False,
 ) -> Path:
     """Build a randomly initialised Qwen causal LM and its tokenizer offline and save them to ``out_dir``.
 
@@ -40,12 +41,19 @@ def build_tiny_lm(
         corpus: documents to train the tokenizer on (default: the tiny VLM's HTML corpus).
         seed: torch seed for the random weights.
         split_digits: digits are tokens of their own (see :func:`vcoder.models.tokenizer.train_tokenizer`).
+        split_words: no token crosses a word edge (the same function), so names copy token for token.
 
     Returns:
         ``out_dir`` as a Path; ``AutoModelForCausalLM`` / ``AutoTokenizer.from_pretrained`` load it offline.
     """
     spec, out, tokenizer = start_build(
-        out_dir, arch=arch, arches=LM_ARCHES, size=size, corpus=corpus, split_digits=split_digits
+        out_dir,
+        arch=arch,
+        arches=LM_ARCHES,
+        size=size,
+        corpus=corpus,
+        split_digits=split_digits,
+        split_words=split_words,
     )
     import torch
     from transformers import AutoModelForCausalLM, Qwen2Config, Qwen3Config

@@ -65,7 +65,9 @@ def default_corpus(n_per_difficulty: int = 150) -> list[str]:
     return docs
 
 
-def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048, split_digits: bool = False):
+def train_tokenizer(
+    corpus: Iterable[str], *, vocab_size: int = 2048, split_digits: bool = False, split_words: bool = False
+):
     """Train a byte-level BPE tokenizer with the Qwen-VL special tokens and wrap it for transformers.
 
     The byte-level pre-tokenizer runs without its word-splitting regex, so merges may cross spaces and
@@ -78,17 +80,23 @@ def train_tokenizer(corpus: Iterable[str], *, vocab_size: int = 2048, split_digi
         split_digits: every digit is a token of its own (no merge holds one): a number in a request is then the
             same token in the reply, which a small model can copy; merges would glue it to its neighbours
             (``"8. An '"``), a different token for every digit and context.
+        split_words: no merge crosses a word edge: words, runs of punctuation and runs of spaces are pieces of their
+            own, so a name is the same tokens in a task, on a page and in a reply (``Kitchen`` after ``the `` and
+            after ``">``), which a small model can copy; merges would glue it to a different neighbour each time.
 
     Returns:
         A ``PreTrainedTokenizerFast`` with eos ``<|im_end|>`` and pad ``<|endoftext|>``.
     """
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    pieces = [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
     if split_digits:
-        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), tok.pre_tokenizer])
+        pieces.insert(0, pre_tokenizers.Digits(individual_digits=True))
+    if split_words:
+        pieces.insert(0, pre_tokenizers.Split(Regex(r"\w+|[^\w\s]+|\s+"), behavior="isolated"))
+    tok.pre_tokenizer = pieces[0] if len(pieces) == 1 else pre_tokenizers.Sequence(pieces)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
