@@ -81,6 +81,13 @@ class WebAgentConfig:
         default="tiny", metadata=_help("SFT start: 'tiny' (built offline) or a model folder / hub id.")
     )
     sft_size: str = field(default="small", metadata=_help("Size of the tiny SFT base (vcoder.models.tiny.SIZES)."))
+    sft_arch: str = field(
+        default="qwen2_5",
+        metadata=_help(
+            "Shape of the tiny SFT base: qwen2_5 or qwen3. A qwen3 folder reloads with its tokenizer as trained (merges "
+            "across words); a qwen2_5 one reloads with Qwen2's word-splitting regex, ~4x longer prompts."
+        ),
+    )
     sft_split_digits: bool = field(
         default=False, metadata=_help("The tiny SFT base's tokenizer keeps digits apart (ids copied digit by digit).")
     )
@@ -128,6 +135,8 @@ class WebAgentConfig:
     def __post_init__(self) -> None:
         if self.trainer != "web_agent":
             raise ValueError(f"trainer={self.trainer!r}: this recipe is for trainer: web_agent")
+        if self.sft_arch not in ("qwen2_5", "qwen3"):
+            raise ValueError(f"sft_arch={self.sft_arch!r} must be qwen2_5 or qwen3 (the tiny SFT base's shape)")
         if self.rollout_tasks < 0:
             raise ValueError(f"rollout_tasks={self.rollout_tasks!r} must be >= 0 (0: the whole pool)")
         for name in ("train_per_site", "heldout_per_site", "phases", "rollouts_per_task", "step_budget", "batch_size"):

@@ -71,6 +71,7 @@ LATER_DEFAULTS = {
     "orm_threshold": None,
     "replay_demos": False,
     "sft_element_comment": False,
+    "sft_arch": "qwen2_5",
 }
 
 

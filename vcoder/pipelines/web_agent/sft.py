@@ -4,7 +4,7 @@
 
 The demonstrations are the scripted solvers' episodes on the curriculum's training tasks (never its held-out ones),
 one SFT row per step (``demos.jsonl``, the ``{"messages"}`` form ``vcoder train sft`` with ``dataset:
-trajectories`` also reads). With ``sft_base: tiny`` the policy is a tiny Qwen2.5-shaped LM built offline whose
+trajectories`` also reads). With ``sft_base: tiny`` the policy is a tiny LM (``sft_arch``: Qwen2.5- or Qwen3-shaped) built offline whose
 tokenizer is trained on the demonstrations' text (so a prompt is a few hundred tokens); otherwise ``sft_base`` is a
 model folder or hub id. The update is the NLL of the demonstrated actions (:func:`.lm.train_nll`), ``sft_epochs``
 passes.
@@ -66,7 +66,14 @@ def sft_start(config: WebAgentConfig, out: str | Path) -> dict[str, Any]:
         from vcoder.models.tiny_lm import build_tiny_lm
 
         corpus = [m["content"] for r in rows for m in r["messages"]] * 2
-        build_tiny_lm(out, size=size, corpus=corpus, seed=config.seed, split_digits=config.sft_split_digits)
+        build_tiny_lm(
+            out,
+            arch=config.sft_arch,
+            size=size,
+            corpus=corpus,
+            seed=config.seed,
+            split_digits=config.sft_split_digits,
+        )
         base = str(out)
     model, tokenizer = load_policy(base, config)
     train = train_nll(
@@ -81,6 +88,15 @@ def sft_start(config: WebAgentConfig, out: str | Path) -> dict[str, Any]:
         system=config.system_prompt,
     )
     save_policy(model, tokenizer, out)
-    info = {"demos": len(rows), "base": base, "size": size, "epochs": epochs, "learning_rate": learning_rate, **train}
+    arch = config.sft_arch if config.sft_base == "tiny" else None
+    info = {
+        "demos": len(rows),
+        "base": base,
+        "arch": arch,
+        "size": size,
+        "epochs": epochs,
+        "learning_rate": learning_rate,
+        **train,
+    }
     (out / "sft.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     return info
