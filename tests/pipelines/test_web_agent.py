@@ -94,3 +94,39 @@ def test_the_sft_demonstrations_seed_the_replay_buffer(tmp_path):
     assert demo_replay(tmp_path) == [{"task": messages, "completion": action, "score": 1.0, "phase": -1}]
     with pytest.raises(ValueError, match="web-sft"):
         demo_replay(tmp_path / "missing")
+
+
+def test_the_tiny_sft_shape_is_checked():
+    assert WebAgentConfig().sft_arch == "qwen2_5"  # what folders made before the setting were
+    with pytest.raises(ValueError, match="sft_arch='llama' must be qwen2_5 or qwen3"):
+        WebAgentConfig(sft_arch="llama")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_qwen3_sft_start_reloads_with_the_tokenizer_it_was_trained_with(tmp_path):
+    """The recipe's tiny start is qwen3-shaped because its folder reloads with the trained tokenizer: the same ids as
+    the tokenizer trained in memory (merges across words kept), so a prompt stays a few dozen tokens."""
+    import json
+
+    from transformers import AutoTokenizer
+
+    from vcoder.models.tiny import SIZES
+    from vcoder.models.tokenizer import train_tokenizer
+    from vcoder.pipelines.web_agent.sft import sft_start
+
+    config = WebAgentConfig(
+        sites=("shop",), train_per_site=2, heldout_per_site=1, sft_size="tiny", sft_arch="qwen3", sft_epochs=0.5,
+        sft_split_digits=True, sft_element_comment=True, system_prompt=False,
+    )  # fmt: skip
+    info = sft_start(config, tmp_path / "sft")
+    assert info["arch"] == "qwen3" and info["demos"] >= 2 and info["steps"] >= 1
+    assert json.loads((tmp_path / "sft" / "sft.json").read_text())["arch"] == "qwen3"
+    rows = [json.loads(line) for line in (tmp_path / "sft" / "demos.jsonl").read_text().splitlines()]
+    corpus = [m["content"] for r in rows for m in r["messages"]] * 2
+    trained = train_tokenizer(corpus, vocab_size=SIZES["tiny"].vocab, split_digits=True)
+    reloaded = AutoTokenizer.from_pretrained(tmp_path / "sft")
+    prompt = rows[0]["messages"][-2]["content"]
+    assert reloaded(prompt)["input_ids"] == trained(prompt)["input_ids"]
+    assert len(reloaded(prompt)["input_ids"]) < len(prompt.split())  # merges across words survived the reload
