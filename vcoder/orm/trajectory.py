@@ -59,12 +59,8 @@ SOURCE = "web_agent"
 def record_trajectory(record: Any) -> Trajectory:
     """The trajectory of a browsing episode's verdict record (``source == "web_agent"``): the same text the ORM
     judges the live episode by, so an ORM trained on a phase's ``verdicts.jsonl`` reads what it will judge."""
-    from vcoder.browse.sites import SITES
-    from vcoder.browse.tasks import route_of
-
-    observed = record.cases[0].observed if record.cases else None
-    site = record.meta.get("site")
-    route = route_of(observed, site) if observed and site in SITES else "/"
+    observed = record.cases[0].observed if record.cases else None  # the final URL: the route is its fragment
+    route = (observed.split("#", 1)[1] or "/") if observed and "#" in observed else "/"
     return Trajectory(
         intent=record.instruction,
         actions=tuple(record.history),
