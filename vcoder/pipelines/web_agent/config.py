@@ -135,8 +135,12 @@ class WebAgentConfig:
     def __post_init__(self) -> None:
         if self.trainer != "web_agent":
             raise ValueError(f"trainer={self.trainer!r}: this recipe is for trainer: web_agent")
-        if self.sft_arch not in ("qwen2_5", "qwen3"):
-            raise ValueError(f"sft_arch={self.sft_arch!r} must be qwen2_5 or qwen3 (the tiny SFT base's shape)")
+        from vcoder.models.tiny_lm import LM_ARCHES  # the shapes build_tiny_lm makes (a cheap import)
+
+        if self.sft_arch not in LM_ARCHES:
+            raise ValueError(
+                f"sft_arch={self.sft_arch!r} must be {' or '.join(LM_ARCHES)} (the tiny SFT base's shape)"
+            )
         if self.rollout_tasks < 0:
             raise ValueError(f"rollout_tasks={self.rollout_tasks!r} must be >= 0 (0: the whole pool)")
         for name in ("train_per_site", "heldout_per_site", "phases", "rollouts_per_task", "step_budget", "batch_size"):

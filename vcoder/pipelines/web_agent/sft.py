@@ -4,9 +4,9 @@
 
 The demonstrations are the scripted solvers' episodes on the curriculum's training tasks (never its held-out ones),
 one SFT row per step (``demos.jsonl``, the ``{"messages"}`` form ``vcoder train sft`` with ``dataset:
-trajectories`` also reads). With ``sft_base: tiny`` the policy is a tiny LM (``sft_arch``: Qwen2.5- or Qwen3-shaped) built offline whose
-tokenizer is trained on the demonstrations' text (so a prompt is a few hundred tokens); otherwise ``sft_base`` is a
-model folder or hub id. The update is the NLL of the demonstrated actions (:func:`.lm.train_nll`), ``sft_epochs``
+trajectories`` also reads). With ``sft_base: tiny`` the policy is a tiny LM (``sft_arch``: Qwen2.5- or
+Qwen3-shaped) built offline whose tokenizer is trained on the demonstrations' text (so a prompt is a few hundred
+tokens); otherwise ``sft_base`` is a model folder or hub id. The update is the NLL of the demonstrated actions (:func:`.lm.train_nll`), ``sft_epochs``
 passes.
 """
 
