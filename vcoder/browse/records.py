@@ -44,18 +44,13 @@ def sft_rows(episode: WebEpisode) -> list[dict[str, Any]]:
     ]
 
 
-def action_trace(episode: WebEpisode) -> tuple[str, ...]:
-    """The episode's actions as the policy's history shows them (without WebRL's ``# Element:`` notes), a failed one
-    followed by its error: the actions of the verdict record and of the ORM's live view alike."""
-    return tuple(action_line(s.action) + ("" if s.ok else f" (failed: {s.error})") for s in episode.steps)
-
-
 def verdict_record(episode: WebEpisode, *, meta: dict[str, Any] | None = None) -> VerdictRecord:
     """The episode as one verdict-log record (the ORM's training and labelling input). ``history`` keeps every action
     (a step budget bounds them), so the ORM's view of the record numbers them as the live episode's does."""
     task = episode.task
     files = site_files(task.site, seed=task.site_seed)
-    trace = action_trace(episode)
+    # the actions as the policy's history shows them (no "# Element:" notes), a failed one followed by its error
+    trace = tuple(action_line(s.action) + ("" if s.ok else f" (failed: {s.error})") for s in episode.steps)
     case = CaseVerdict(
         task=task.intent,
         verdict="YES" if episode.evaluation.success else "NO",

@@ -16,22 +16,16 @@ from typing import Any
 
 from vcoder.browse.episode import WebEpisode
 from vcoder.browse.evaluators import Evaluation
-from vcoder.browse.records import action_trace
-from vcoder.browse.tasks import route_of
-from vcoder.orm.trajectory import Trajectory, judge_trajectories
+from vcoder.browse.records import verdict_record
+from vcoder.orm.trajectory import Trajectory, judge_trajectories, record_trajectory
 
 logger = logging.getLogger(__name__)
 
 
 def episode_trajectory(episode: WebEpisode) -> Trajectory:
-    """The ORM's view of one episode (a failed action keeps its error, as the policy's history shows it)."""
-    return Trajectory(
-        intent=episode.task.intent,
-        actions=action_trace(episode),  # the verdict record's actions: the ORM trains on the text it judges
-        final_page=episode.final_page,
-        answer=episode.answer,
-        route=route_of(episode.final_url, episode.task.site),
-    )
+    """The ORM's view of one episode: read from the episode's verdict record, the form the ORM trains on (the
+    ``verdicts.jsonl`` line), so the live view and the training view are one text by construction."""
+    return record_trajectory(verdict_record(episode))
 
 
 def judge_episodes(
