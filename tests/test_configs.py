@@ -147,6 +147,8 @@ def _sixteen_bit_full_fine_tunes() -> list[str]:
     """Recipes whose trained weights are the policy's own, loaded in bfloat16/float16 (no LoRA)."""
     import yaml
 
+    from vcoder.models.precision import SIXTEEN_BIT
+
     found = []
     for path in RECIPES:
         with open(path) as handle:
@@ -156,7 +158,7 @@ def _sixteen_bit_full_fine_tunes() -> list[str]:
         if dtype is None and recipe.get("train_recipe"):  # a curriculum phase trains with its recipe's dtype
             with open(os.path.join(ROOT, recipe["train_recipe"])) as handle:
                 dtype = yaml.safe_load(handle).get("dtype")
-        if dtype in ("bfloat16", "float16") and not overrides.get("use_peft", recipe.get("use_peft", False)):
+        if dtype in SIXTEEN_BIT and not overrides.get("use_peft", recipe.get("use_peft", False)):
             found.append(path)
     return found
 

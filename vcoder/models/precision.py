@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["check_master_weights", "master_copy_missing", "warn_master_copy_missing"]
+__all__ = ["SIXTEEN_BIT", "check_master_weights", "master_copy_missing", "warn_master_copy_missing"]
 
 #: the floating dtypes whose updates round away without an fp32 master copy
 SIXTEEN_BIT = ("bfloat16", "float16")
