@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +30,9 @@ __all__ = ["SIXTEEN_BIT", "check_master_weights", "master_copy_missing", "warn_m
 SIXTEEN_BIT = ("bfloat16", "float16")
 
 
-def master_copy_missing(trained_dtypes: Iterable, *, deepspeed: bool, fsdp_mixed_precision: bool):
+def master_copy_missing(
+    trained_dtypes: Iterable[torch.dtype], *, deepspeed: bool, fsdp_mixed_precision: bool
+) -> torch.dtype | None:
     """The 16-bit dtype an optimizer would update trained weights in with no fp32 master copy, or None.
 
     Args:
@@ -57,7 +63,7 @@ def master_copy_missing(trained_dtypes: Iterable, *, deepspeed: bool, fsdp_mixed
     return None
 
 
-def warn_master_copy_missing(dtype, *, learning_rate: float, where: str) -> None:
+def warn_master_copy_missing(dtype: torch.dtype, *, learning_rate: float, where: str) -> None:
     """Log the warning for ``dtype`` (from :func:`master_copy_missing`): what is lost and the two fixes.
 
     Args:
@@ -88,7 +94,7 @@ def warn_master_copy_missing(dtype, *, learning_rate: float, where: str) -> None
     )
 
 
-def check_master_weights(trainer):
+def check_master_weights(trainer) -> torch.dtype | None:
     """Warn (main process) when ``trainer`` would update 16-bit weights with no fp32 master copy; see the module.
 
     Call it after the trainer is built and before ``train`` (accelerate's FSDP upcast happens inside ``train``).
