@@ -19,6 +19,13 @@ SFT_RECIPES = sorted(glob.glob(os.path.join(ROOT, "configs", "sft", "*.yaml"))) 
     os.path.join(ROOT, "configs", "tiny_cpu_sft.yaml")
 ]
 ACCELERATE = sorted(glob.glob(os.path.join(ROOT, "configs", "accelerate", "*.yaml")))
+# every training recipe: configs/ less the launcher settings (accelerate/, deepspeed/, the seed's accelerate path)
+RECIPES = sorted(
+    path
+    for path in glob.glob(os.path.join(ROOT, "configs", "**", "*.yaml"), recursive=True)
+    if os.path.basename(os.path.dirname(path)) not in ("accelerate", "deepspeed")
+    and os.path.basename(path) != "accelerate_4gpu.yaml"
+)
 
 
 def _parse(module, path, tmp_path):
@@ -134,3 +141,83 @@ def test_the_seed_accelerate_path_is_ddp_4gpu():
     with open(seed) as a, open(ours) as b:
         assert yaml.safe_load(a) == yaml.safe_load(b)
     assert load_config_from_file(seed).num_processes == 4
+
+
+def _sixteen_bit_full_fine_tunes() -> list[str]:
+    """Recipes whose trained weights are the policy's own, loaded in bfloat16/float16 (no LoRA)."""
+    import yaml
+
+    from vcoder.models.precision import SIXTEEN_BIT
+
+    found = []
+    for path in RECIPES:
+        with open(path) as handle:
+            recipe = yaml.safe_load(handle)
+        overrides = recipe.get("train_overrides") or {}
+        dtype = overrides.get("dtype", recipe.get("dtype"))
+        if dtype is None and recipe.get("train_recipe"):  # a curriculum phase trains with its recipe's dtype
+            with open(os.path.join(ROOT, recipe["train_recipe"])) as handle:
+                dtype = yaml.safe_load(handle).get("dtype")
+        if dtype in SIXTEEN_BIT and not overrides.get("use_peft", recipe.get("use_peft", False)):
+            found.append(path)
+    return found
+
+
+def _header(path: str) -> str:
+    """The recipe's leading comment block, one line per comment line, without the ``#``."""
+    lines = []
+    with open(path) as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                break
+            lines.append(line.lstrip("#").strip())
+    return "\n".join(lines)
+
+
+def _launch_configs(header: str) -> list[str | None]:
+    """The ``--config_file`` of every ``accelerate launch`` command in a header (None: the command names none)."""
+    import re
+
+    commands = " ".join(header.replace("\\\n", " ").split()).split("accelerate launch ")[1:]
+    found = []
+    for command in commands:
+        launcher = re.split(r"(?:^| )(?:-m |\S+\.py\b)", command, maxsplit=1)[0]  # accelerate's own flags
+        named = re.search(r"--config_file[= ](\S+)", launcher)
+        found.append(named.group(1) if named else None)
+    return found
+
+
+@pytest.mark.parametrize("path", _sixteen_bit_full_fine_tunes(), ids=lambda p: os.path.relpath(p, ROOT))
+def test_a_16_bit_full_fine_tune_keeps_fp32_master_weights(path):
+    """bf16 weights without an fp32 master copy drop AdamW steps below half a rounding step (vcoder.models.precision):
+    a 16-bit full fine-tune is launched only under DeepSpeed ZeRO or FSDP with mixed precision, or, when it runs in
+    one process with no launch (`vcoder curriculum`), its header says plainly that the copy is missing."""
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    header = _header(path)
+    launches = _launch_configs(header)
+    if not launches:
+        assert "nothing keeps an fp32 master copy" in header.replace("\n", " "), path
+        return
+    for config_file in launches:
+        assert config_file is not None, f"{path}: an `accelerate launch` line without --config_file"
+        config = load_config_from_file(os.path.join(ROOT, config_file))
+        kind = str(getattr(config.distributed_type, "value", config.distributed_type))
+        assert kind in ("DEEPSPEED", "FSDP"), f"{path}: launched with {config_file} ({kind}): no fp32 master weights"
+        if kind == "FSDP":
+            assert config.mixed_precision != "no", f"{path}: FSDP without mixed precision keeps 16-bit weights"
+
+
+def test_the_master_weight_check_sees_the_recipes_it_was_written_for():
+    checked = {os.path.relpath(p, ROOT) for p in _sixteen_bit_full_fine_tunes()}
+    for recipe in ("grpo/qwen2_5_vl_3b", "grpo/qwen3_vl_2b", "grpo/visioncoder_qwen3_vl_2b", "sft/qwen2_5_vl_3b"):
+        assert f"configs/{recipe}.yaml" in checked
+    assert "configs/curriculum/web_agent_llama3_1_8b.yaml" in checked
+    assert not {"configs/grpo/qwen2_5_vl_3b_lora.yaml", "configs/curriculum/qwen2_5_coder_7b.yaml"} & checked
+    # the header reader: continued lines, the config after other launch flags, a launch that names none
+    assert _launch_configs(_header(os.path.join(ROOT, "configs", "grpo", "qwen3_vl_4b.yaml"))) == [
+        "configs/accelerate/zero3.yaml"
+    ]
+    header = "X=1 accelerate launch --multi_gpu --num_processes 4 \\\n  --config_file a.yaml -m m --config c.yaml\n"
+    header += "accelerate launch train.py --config_file b.yaml\naccelerate launch --config_file=d.yaml x.py"
+    assert _launch_configs(header) == ["a.yaml", None, "d.yaml"]

@@ -72,6 +72,9 @@ def run_training(
 ) -> dict[str, Any]:
     """Train (resuming if asked), then save what the caller keeps and return a summary.
 
+    Before training it warns (:func:`vcoder.models.precision.check_master_weights`) when the trainer would update
+    16-bit weights with no fp32 master copy (a bf16 full fine-tune without DeepSpeed ZeRO or FSDP).
+
     Args:
         trainer: a ``transformers.Trainer`` (TRL's GRPO / SFT / Step-GRPO / WebRL trainers).
         resume: ``resume_from_checkpoint`` as a recipe gives it (see :func:`resolve_resume`).
@@ -86,6 +89,9 @@ def run_training(
         ``{"output_dir", "global_step", "train_runtime", "train_loss", "model"}``: ``model`` is the trained model
         (the merged one when ``merged_dir`` is given), unwrapped from accelerate.
     """
+    from vcoder.models.precision import check_master_weights
+
+    check_master_weights(trainer)  # 16-bit weights with no fp32 master copy lose most updates: say so before hours
     result = trainer.train(resume_from_checkpoint=resolve_resume(resume, trainer.args.output_dir))
     if save_dir is not None:
         trainer.save_model(str(save_dir))

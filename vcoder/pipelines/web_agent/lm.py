@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vcoder.models.chat_prompt import prompt_ids
+from vcoder.models.precision import master_copy_missing, warn_master_copy_missing
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +141,10 @@ def train_nll(
         return {"steps": 0, "samples": 0, "loss_first": None, "loss_last": None}
     rng = random.Random(seed)
     torch.manual_seed(seed)
+    trained = [p.dtype for p in model.parameters() if p.requires_grad]
+    lossy = master_copy_missing(trained, deepspeed=False, fsdp_mixed_precision=False)
+    if lossy is not None:  # one process, plain AdamW: 16-bit weights have no fp32 master copy here
+        warn_master_copy_missing(lossy, learning_rate=learning_rate, where="web agent NLL update")
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
     per_epoch = math.ceil(len(samples) / batch_size)
     steps = max(1, round(per_epoch * epochs))
