@@ -74,6 +74,7 @@ def warn_master_copy_missing(dtype: torch.dtype, *, learning_rate: float, where:
     import torch
 
     eps = torch.finfo(dtype).eps
+    name = str(dtype).removeprefix("torch.")
     logger.warning(
         "%s: the weights it trains (the whole policy in a full fine-tune) are stored in %s and nothing keeps an fp32 "
         "master copy (no DeepSpeed ZeRO, no FSDP mixed precision), so the optimizer writes each update straight into "
@@ -86,8 +87,8 @@ def warn_master_copy_missing(dtype: torch.dtype, *, learning_rate: float, where:
         "launch --config_file configs/accelerate/zero2.yaml`: fp32 master weights and AdamW states sharded over the "
         "GPUs). Ignore this only if you meant it (e.g. a smoke run).",
         where,
-        str(dtype).removeprefix("torch."),
-        str(dtype).removeprefix("torch."),
+        name,
+        name,
         eps / 4,
         learning_rate,
         4 * learning_rate / eps,

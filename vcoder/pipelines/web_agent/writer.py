@@ -154,10 +154,11 @@ class WebTaskWriter:
         self._replies: dict[str, str] = {}
         if self.cache is not None and self.cache.is_file():
             for n, line in enumerate(self.cache.read_text(encoding="utf-8").splitlines(), 1):
+                if not line.strip():
+                    continue
                 try:
-                    row = json.loads(line) if line.strip() else None
-                    if row is not None:
-                        self._replies[row["key"]] = row["reply"]
+                    row = json.loads(line)
+                    self._replies[row["key"]] = row["reply"]
                 except (ValueError, KeyError, TypeError):  # a run killed mid-write: that request is asked again
                     logger.warning("task writer cache %s: line %d unreadable, skipped", self.cache, n)
 
