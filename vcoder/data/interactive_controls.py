@@ -112,10 +112,10 @@ def todo(rng: random.Random, broken: str | None) -> Built:
             [{"target": "#todo-count", "text": "1 item left"}],
         ),
         make_case(
-            "Click Add with the input empty",
-            "An error asks for a task and nothing is added",
-            [click("#add-todo")],
-            [{"target": "#todo-error", "visible": True}, {"target": "#todo-list li", "count": 2}],
+            f"Add '{new}', then click Add with the input empty",
+            "An error asks for a task and the empty task adds nothing",
+            [type_into("#new-todo", new), click("#add-todo"), type_into("#new-todo", ""), click("#add-todo")],
+            [{"target": "#todo-error", "visible": True}, {"target": "#todo-list li", "count": 3}],
             "Form Validation",
         ),
     ]

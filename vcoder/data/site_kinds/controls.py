@@ -116,10 +116,11 @@ def todo(ctx: Ctx) -> Built:
             [exact("Left to do: 1"), count(by_role("checkbox", second, checked=True), 1)],
         ),
         make_case(
-            "Click Add with an empty task field",
-            "Nothing is added; it says 'Please type a task first'",
-            [click(by_role("button", "Add"))],
-            [shows("Please type a task first"), count(item, 2)],
+            f"Add '{new}', then click Add with the task field empty",
+            "The empty task adds nothing; it says 'Please type a task first'",
+            [type_into(by_label("New task"), new), click(by_role("button", "Add"))]
+            + [type_into(by_label("New task"), ""), click(by_role("button", "Add"))],
+            [shows("Please type a task first"), count(item, 3)],
         ),
     ]
     request = (
@@ -167,9 +168,10 @@ def signup(ctx: Ctx) -> Built:
             [shows(f"Welcome, {name}!")],
         ),
         make_case(
-            "Sign up with the email 'not-an-email'",
-            "It asks for a valid email address and does not welcome",
-            fill("not-an-email", "correct-horse"),
+            "Sign up with a valid email, then again with the email 'not-an-email'",
+            "It asks for a valid email address and no longer welcomes",
+            fill(email, "correct-horse")
+            + [type_into(by_label("Email"), "not-an-email"), click(by_role("button", "Sign up"))],
             [shows("Please enter a valid email address"), count(by_text("Welcome"), 0)],
         ),
         make_case(

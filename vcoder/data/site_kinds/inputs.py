@@ -51,9 +51,9 @@ def stepper(ctx: Ctx) -> Built:
             [shows(f"{name}, {speed} delivery"), exact("Step 3 of 3")],
         ),
         make_case(
-            "Click Next without a name",
+            f"Enter '{name}', Next, Back, clear the name and click Next",
             "It stays on step 1 and asks for the name",
-            [go],
+            named + [click(by_role("button", "Back")), type_into(by_label("Full name"), ""), go],
             [shows("Please enter your name"), exact("Step 1 of 3")],
         ),
         make_case(
@@ -190,9 +190,9 @@ def message(ctx: Ctx) -> Built:
             [exact(f"{limit - len(short)} characters left")],
         ),
         make_case(
-            "Type a message over the limit",
+            f"Type '{short}', then replace it with a message over the limit",
             f"It shows 'Too long by {len(long) - limit}' and Send is disabled",
-            [type_into(box, long)],
+            [type_into(box, short), type_into(box, long)],
             [exact(f"Too long by {len(long) - limit}"), count(by_role("button", "Send", disabled=True), 1)],
         ),
         make_case(

@@ -57,9 +57,9 @@ def pagination(ctx: Ctx) -> Built:
         ),
         make_case(
             "Click Next, then Previous",
-            f"Page 1 lists '{places[0]}' again",
+            f"Page 1 lists '{places[0]}' again and no longer '{places[per]}'",
             [nx, click(by_role("button", "Previous"))],
-            [exact(f"Page 1 of {pages}"), visible(item(places[0])), count(by_role("listitem"), per)],
+            [exact(f"Page 1 of {pages}"), visible(item(places[0])), visible(item(places[per]), False)],
         ),
     ]
     request = (
@@ -99,29 +99,33 @@ def chart(ctx: Ctx) -> Built:
         "$('#this').onclick = () => draw('now');\n$('#last').onclick = () => draw('last');\ndraw('now');"
     )
     bar = lambda d, v: by_role("img", f"{d}: {v}", exact=True)  # noqa: E731
-    lw = click(by_role("button", "Last week"))
+    pressed = lambda name: count(by_role("button", name, pressed=True), 1)  # noqa: E731
+    lw, tw = click(by_role("button", "Last week")), click(by_role("button", "This week"))
+    # a case credits only what its clicks change: the days, total and busiest day where the two weeks differ
+    d = next(i for i in (2, 0, 1, 3, 4) if last[i] != now[i])  # the maxima differ, so some day does
+    busy = {k: f"Busiest day: {days[v.index(max(v))]}" for k, v in (("now", now), ("last", last))}
+    totals = {k: exact(f"Total: {sum(v)} {unit}") for k, v in (("now", now), ("last", last))}
+    differ = sum(now) != sum(last)
     cases = [
         make_case(
-            "Look at this week's chart",
-            f"Monday's bar is labelled 'Mon: {now[0]}'",
-            [],
-            [count(bar("Mon", now[0]), 1), exact(f"Total: {sum(now)} {unit}")],
+            "Switch the chart to 'Last week'",
+            f"Last week's bars show ('{days[d]}: {last[d]}') and 'Last week' is pressed",
+            [lw],
+            [count(bar(days[d], last[d]), 1), pressed("Last week")],
         ),
         make_case(
             "Click 'Last week'",
             f"It shows 'Total: {sum(last)} {unit}' and last week's bars",
             [lw],
-            [
-                exact(f"Total: {sum(last)} {unit}"),
-                count(bar("Wed", last[2]), 1),
-                shows(f"Busiest day: {days[last.index(max(last))]}"),
-            ],
+            [count(bar(days[d], last[d]), 1)]
+            + ([totals["last"]] if differ else [])
+            + ([shows(busy["last"])] if busy["last"] != busy["now"] else []),
         ),
         make_case(
             "Click 'Last week', then 'This week'",
             f"It shows 'Total: {sum(now)} {unit}' again",
-            [lw, click(by_role("button", "This week"))],
-            [exact(f"Total: {sum(now)} {unit}"), count(bar("Fri", now[4]), 1)],
+            [lw, tw],
+            [count(bar(days[d], now[d]), 1), pressed("This week")] + ([totals["now"]] if differ else []),
         ),
     ]
     request = (
@@ -165,9 +169,9 @@ def timer(ctx: Ctx) -> Built:
         ),
         make_case(
             "Set 2 seconds, Start, then Reset",
-            "It shows '2 seconds left' and never says 'Time is up!'",
+            "Two and a half seconds later it still shows '2 seconds left' (the countdown stopped)",
             [type_into(field, "2"), go, click(by_role("button", "Reset")), wait(2500)],
-            [exact("2 seconds left"), count(by_text("Time is up"), 0)],
+            [exact("2 seconds left")],
         ),
         make_case(
             "Set 0 seconds and click Start",
