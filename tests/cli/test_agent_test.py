@@ -27,7 +27,7 @@ def test_json_result_for_a_working_page():
     out = json.loads(proc.stdout)
     assert set(out) == {"cases", "score"} and out["score"] == 1.0
     assert len(out["cases"]) == 5
-    assert [case["steps_taken"] for case in out["cases"]] == [2, 2, 1, 1, 1]  # every step of every case ran
+    assert [case["steps_taken"] for case in out["cases"]] == [2, 2, 1, 1, 4]  # every step of every case ran
     for case in out["cases"]:
         assert set(case) == {"task", "verdict", "steps_taken", "error"}
         assert case["verdict"] == "YES" and case["error"] is None
@@ -66,6 +66,12 @@ def test_hanging_handler_and_navigation_away_are_contained():
             "case 1",
         ),
         ("todo.html", json.dumps([{"task": "look at it"}]), [], "case 0 ('look at it'): the case has no 'expect'"),
+        (
+            "todo.html",
+            json.dumps([{"task": "look at it", "expect": [{"target": "h1", "text": "Todo"}]}]),
+            [],
+            "case 0 ('look at it'): the case has no 'steps'",
+        ),
         ("todo.html", json.dumps([{"task": "look at it"}]), ["--policy", "vlm"], "--policy vlm needs --base-url"),
         ("todo.html", json.dumps([]), [], "non-empty JSON list"),
     ],

@@ -143,3 +143,26 @@ def test_references_pass_and_broken_variants_fail_in_chromium(pool, tmp_path):
     passed = [f"{kind}/{broken}" for (kind, broken), g in zip(variants, grades) if broken and g.gui >= 1.0]
     assert not passed, f"broken variants that pass every case: {passed}"
     assert all(g.gui is not None and g.error is None for g in grades)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_static_expected_texts_score_no_more_than_the_page_without_them(pool):
+    # the reference with its script removed, and the same page with every expected text, element and value written
+    # out statically: the texts must earn nothing (the grader credits only what the case's steps produced)
+    from vcoder.gui.imitation import static_imitation, strip_scripts
+    from vcoder.gui.runner import arun_cases
+    from vcoder.gui.scripted import ScriptedPolicy
+
+    sites = [make_site(kind, 1) for kind in KINDS]
+    pages = [(strip_scripts(s["html"]), static_imitation(s["html"], s["test_cases"]), s["test_cases"]) for s in sites]
+
+    async def scores():
+        runs = [
+            arun_cases(h, c, policy=ScriptedPolicy(), pool=pool) for bare, stuffed, c in pages for h in (bare, stuffed)
+        ]
+        return [score for _, score in await asyncio.gather(*runs)]
+
+    got = asyncio.run(scores())
+    above = {k: (got[2 * i], got[2 * i + 1]) for i, k in enumerate(KINDS) if got[2 * i + 1] > got[2 * i]}
+    assert not above, f"kinds whose static texts score above the page without them (bare, stuffed): {above}"

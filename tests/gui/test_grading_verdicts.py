@@ -7,6 +7,10 @@ work and that are broken, and hand-written sites whose result arrives late: in a
 fast-forwards, from a fetch, from a real-time timer (a live page's timers past the fast-forward horizon follow the
 wall clock), next to a clock that never stops ticking, a button that appears only after a real-time delay, and a
 React app that Babel transforms in the page after the load event (with its button, and without).
+
+Re-pinned once, on purpose (issue 34: an expectation counts only when the case's steps produced it): two verdicts
+that credited a state the page was in before any action went from PARTIAL to NO (``modal-handler-removed``'s
+Escape case, ``missing-target-expectation``).
 """
 
 from __future__ import annotations
@@ -78,7 +82,8 @@ SITES = {
     "modal-handler-removed": (
         make_page("modal", 1, broken="handler_removed")["html"],
         make_page("modal", 1, broken="handler_removed")["test_cases"],
-        ["NO", "NO", "NO", "PARTIAL"],
+        # was PARTIAL on its last case: the dialog is hidden without a script, before and after Escape (issue 34)
+        ["NO", "NO", "NO", "NO"],
     ),
     "fast-forwarded-timer": (
         GO + "<script>go.onclick = () => setTimeout(() => out.textContent = 'done', 1500)</script>",
@@ -139,7 +144,7 @@ SITES = {
     "missing-target-expectation": (
         GO + "<script>go.onclick = () => out.textContent = 'done'</script>",
         [case("Click Go", [click("#go")], [{"target": "#result", "visible": True}, {"target": "#gone", "count": 0}])],
-        ["PARTIAL"],
+        ["NO"],  # was PARTIAL: '#gone' is absent before the click as after it, which earns nothing (issue 34)
     ),
 }
 

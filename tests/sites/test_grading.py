@@ -24,24 +24,38 @@ OPTIONS = EpisodeOptions(
 )
 SITE = """<file path="index.html">
 <!DOCTYPE html><html><head><link rel="stylesheet" href="css/site.css"></head>
-<body><h1 id="title">Plants</h1><ul id="list"></ul><a href="about.html">About</a>
+<body><h1 id="title">Plants</h1><input id="q" aria-label="Filter"><ul id="list"></ul><a href="about.html">About</a>
 <script src="js/app.js"></script></body></html>
 </file>
 <file path="css/site.css">body { background: rgb(10, 120, 30); margin: 0 } h1 { color: white }</file>
 <file path="js/app.js">
-fetch('data/plants.json').then(r => r.json()).then(items => {
-  document.getElementById('list').innerHTML = items.map(i => `<li>${i}</li>`).join('');
-});
+let plants = [];
+const show = () => {
+  const q = document.getElementById('q').value.toLowerCase();
+  document.getElementById('list').innerHTML = plants.filter(p => p.toLowerCase().includes(q)).map(i => `<li>${i}</li>`).join('');
+};
+document.getElementById('q').oninput = show;
+fetch('data/plants.json').then(r => r.json()).then(items => { plants = items; show(); });
 </file>
 <file path="data/plants.json">["Fern", "Cactus", "Ivy"]</file>
 <file path="about.html"><h1>About us</h1></file>"""
+# the fetched list shows before any action, so each case leaves it first (only what the steps produce counts)
 CASES = [
     {
-        "task": "Open the page",
+        "task": "Filter by 'c', then clear the filter",
         "expected_result": "Three plants listed",
+        "steps": [{"action": "type", "target": "#q", "value": "c"}, {"action": "type", "target": "#q", "value": ""}],
         "expect": [{"target": "#list li", "count": 3}],
     },
-    {"task": "Read the list", "expected_result": "Ivy is listed", "expect": [{"target": "#list", "text": "Ivy"}]},
+    {
+        "task": "Filter by 'zz', then by 'iv'",
+        "expected_result": "Ivy is listed",
+        "steps": [
+            {"action": "type", "target": "#q", "value": "zz"},
+            {"action": "type", "target": "#q", "value": "iv"},
+        ],
+        "expect": [{"target": "#list", "text": "Ivy"}],
+    },
 ]
 
 
