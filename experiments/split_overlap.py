@@ -97,7 +97,10 @@ def synthetic_overlap() -> dict:
         return [r["html"] for r in rows]
 
     out = {}
-    pick = getattr(qs, "split_pages", None)
+    try:
+        from vcoder.data.synthetic import split_pages as pick
+    except ImportError:  # the code before the content split
+        pick = None
     for seed in (0, 1, 2):
         if pick is not None:  # the content split
             train = [p.html for p in pick(qs.DATA["n_train"], seed=seed, split="train")]
@@ -115,7 +118,7 @@ def synthetic_overlap() -> dict:
     # the curricula: their held-out pages against the quickstart SFT's training pages (their start) and their pools
     from vcoder.pipelines.curriculum import heldout, tasks
 
-    held = heldout.heldout_tasks(["screenshot-0"], 24, seed=900_000)
+    held = heldout.heldout_tasks(["screenshot-0"], 24, seed=900_000)  # the test split where there is one
     held_html = {generate_page(t["seed"], difficulty=0).html for t in held}
     pool = tasks.initial_pool(["screenshot-0"], 8, seed=0)
     pool += [t for p in range(3) for t in tasks.new_offline_tasks(["screenshot-0"] * 4, phase=p, base_seed=0)]
