@@ -152,7 +152,7 @@ class CurriculumConfig:
         if self.heldout_split == "heldout":  # the old name of the test split
             from vcoder.data.splits import check_split
 
-            self.heldout_split = check_split(self.heldout_split, where="heldout_split")
+            object.__setattr__(self, "heldout_split", check_split(self.heldout_split, where="heldout_split"))
         if self.heldout_split not in ("test", "validation"):
             raise CurriculumConfigError(
                 f"heldout_split={self.heldout_split!r}; choose test (reported figures) or validation (pilots, tuning)"
@@ -242,14 +242,20 @@ class CurriculumConfig:
         data = {
             k: v
             for k, v in self.to_dict().items()
-            if k != "phases" and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
+            if k not in self._unjudged() and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def _unjudged(self) -> tuple[str, ...]:
+        """Settings a run folder's fingerprint leaves out: ``phases`` (a run may be extended), and ``heldout_split``
+        without a held-out set (a folder with one, written before the content split, is refused: its held-out tasks
+        were another set)."""
+        return ("phases",) if self.heldout_size else ("phases", "heldout_split")
 
     def differences(self, other: dict[str, Any]) -> list[str]:
         """``key: theirs -> ours`` for every setting (but ``phases``) that differs from ``other``."""
         ours, other = self.to_dict(), {**LATER_DEFAULTS, **other}
-        keys = sorted((set(ours) | set(other)) - {"phases"})
+        keys = sorted((set(ours) | set(other)) - set(self._unjudged()))
         return [f"{k}: {other.get(k)!r} -> {ours.get(k)!r}" for k in keys if other.get(k) != ours.get(k)]
 
 
