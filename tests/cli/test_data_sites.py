@@ -12,15 +12,13 @@ from vcoder.sites.turns import parse_turn
 
 
 def test_site_tasks_writes_a_split(tmp_path, capsys):
-    out = tmp_path / "heldout.jsonl"
-    assert (
-        main(["data", "site-tasks", "--split", "heldout", "--n", "4", "--kinds", "cart,quiz", "--out", str(out)]) == 0
-    )
-    assert json.loads(capsys.readouterr().out) == {"out": str(out), "n": 4, "split": "heldout"}
+    out = tmp_path / "test.jsonl"
+    assert main(["data", "site-tasks", "--split", "test", "--n", "4", "--kinds", "cart,quiz", "--out", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"out": str(out), "n": 4, "split": "test"}
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    expected = kind_tasks(4, split="heldout", kinds=("cart", "quiz"))
+    expected = kind_tasks(4, split="test", kinds=("cart", "quiz"))
     assert rows == [{k: v for k, v in r.items() if k != "prompt"} for r in expected]
-    # the file is a Step-GRPO task file as it is (`dataset: heldout.jsonl` in a recipe)
+    # the file is a Step-GRPO task file as it is (`dataset: test.jsonl` in a recipe)
     from vcoder.pipelines.step_grpo.data import local_tasks
 
     loaded = local_tasks(out)
@@ -31,8 +29,10 @@ def test_site_tasks_writes_a_split(tmp_path, capsys):
 
 def test_usage_errors(tmp_path, capsys):
     out = str(tmp_path / "x.jsonl")
-    assert main(["data", "site-tasks", "--split", "test", "--out", out]) == 2
-    assert "unknown split 'test'" in capsys.readouterr().out
+    assert main(["data", "site-tasks", "--split", "holdout", "--out", out]) == 2
+    assert "unknown split 'holdout'" in capsys.readouterr().out
+    assert main(["data", "site-tasks", "--split", "test", "--kinds", "converter", "--out", out]) == 2
+    assert "have no test tasks" in capsys.readouterr().out
     assert main(["data", "trajectories", "--tasks", str(tmp_path / "missing.jsonl"), "--out", out]) == 2
     assert "neither a split" in capsys.readouterr().out
     bad = tmp_path / "bad.jsonl"

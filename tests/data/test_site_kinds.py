@@ -9,7 +9,18 @@ import re
 
 import pytest
 
-from vcoder.data.site_kinds import BROKEN, KINDS, SPLITS, kind_task, kind_tasks, make_site, split_of
+from vcoder.data.site_kinds import (
+    BROKEN,
+    EVAL_KINDS,
+    KINDS,
+    SPLITS,
+    TRAIN_ONLY,
+    content_key,
+    kind_task,
+    kind_tasks,
+    make_site,
+    split_of,
+)
 from vcoder.gui.policy import parse_cases
 
 # every target a case uses: Playwright's get_by_role / get_by_label / get_by_text selectors, or the whole page
@@ -70,14 +81,29 @@ def test_splits_are_disjoint_and_each_task_is_in_its_split():
     drawn = {split: kind_tasks(2 * len(KINDS), split=split) for split in SPLITS}
     seen = {}
     for split, rows in drawn.items():
-        assert len(rows) == 2 * len(KINDS) and {r["kind"] for r in rows} == set(KINDS)
+        kinds = KINDS if split == "train" else EVAL_KINDS
+        assert len(rows) == 2 * len(KINDS) and {r["kind"] for r in rows} == set(kinds)
         assert len({r["instruction"] for r in rows}) == len(rows)  # no repeats within a split
         for row in rows:
-            assert row["split"] == split == split_of(row["kind"], row["instruction"])
-            assert seen.setdefault(row["instruction"], split) == split  # never in two splits
+            assert row["split"] == split == split_of(row["kind"], row["seed"])
+            assert seen.setdefault(row["content_key"], split) == split  # a content is never in two splits
             assert kind_task(row["kind"], row["seed"]) == row
-    train_ids = {r["id"] for r in drawn["train"]}
-    assert not train_ids & {r["id"] for r in drawn["heldout"]}
+    assert {r["kind"] for r in drawn["train"]} >= set(TRAIN_ONLY)
+
+
+def test_train_only_kinds_have_one_content_and_no_held_out_tasks():
+    for kind in TRAIN_ONLY:
+        assert len({content_key(kind, s) for s in range(200)}) <= 3, kind
+        assert {split_of(kind, s) for s in range(50)} == {"train"}
+        with pytest.raises(ValueError, match=f"site kinds \\['{kind}'\\] have no test tasks"):
+            kind_tasks(1, split="test", kinds=(kind,))
+
+
+def test_the_old_split_name_still_works_with_a_warning(caplog):
+    with caplog.at_level("WARNING"):
+        rows = kind_tasks(2, split="heldout", kinds=("tabs",))
+    assert [r["split"] for r in rows] == ["test", "test"] and rows == kind_tasks(2, split="test", kinds=("tabs",))
+    assert "'heldout' is now called 'test'" in caplog.text
 
 
 def test_rows_are_step_grpo_task_rows():
@@ -96,8 +122,8 @@ def test_bad_arguments():
         make_site("tabs", broken="validation_missing")
     with pytest.raises(ValueError, match="unknown style 'dark'"):
         make_site("tabs", style="dark")
-    with pytest.raises(ValueError, match="unknown split 'test'"):
-        kind_tasks(1, split="test")
+    with pytest.raises(ValueError, match="unknown split 'holdout'"):
+        kind_tasks(1, split="holdout")
     with pytest.raises(ValueError, match="unknown site kinds"):
         kind_tasks(1, kinds=("tabs", "carousel"))
     with pytest.raises(ValueError, match="kinds is empty"):

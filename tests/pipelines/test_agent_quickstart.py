@@ -69,7 +69,7 @@ def test_fast_agent_quickstart_writes_everything(tmp_path, capsys):
     finally:
         torch.set_num_threads(threads)
     printed = capsys.readouterr().out
-    assert "Held-out site tasks, greedy episodes" in printed and str(out / "summary.json") in printed
+    assert "Site tasks of the test split (digest" in printed and str(out / "summary.json") in printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 3 and summary["fast"] is True and summary["wall_s"] > 0
     assert set(summary["heldout"]) == {"untrained", "sft", "step_grpo"}
@@ -82,12 +82,18 @@ def test_fast_agent_quickstart_writes_everything(tmp_path, capsys):
     meta = [json.loads(line) for line in (out / "trajectories" / "train.jsonl.meta.jsonl").read_text().splitlines()]
     assert len(meta) == summary["trajectories"]["written"] > 0 and all(m["gui"][-1] == 1.0 for m in meta)
     assert {m["kind"] for m in meta} <= set(KINDS) and {m["split"] for m in meta} == {"train"}
-    # the held-out tasks are the fixed heldout split, whatever the seed
+    # the scored tasks are the fixed test split, whatever the seed, and the summary says so with the split's digest
     ids = [t["id"] for t in evals["sft"]["tasks"]]
     assert len(ids) == FAST["n_heldout"] and ids == [t["id"] for t in evals["step_grpo"]["tasks"]]
     from vcoder.data.site_kinds import kind_tasks
 
-    assert ids == [r["id"] for r in kind_tasks(FAST["n_heldout"], HELDOUT_SEED, split="heldout", kinds=KINDS)]
+    from vcoder.data.splits import split_digest
+
+    scored = kind_tasks(FAST["n_heldout"], HELDOUT_SEED, split="test", kinds=KINDS)
+    assert ids == [r["id"] for r in scored] and summary["split"] == "test"
+    assert summary["split_digest"] == split_digest(r["content_key"] for r in scored)
+    train = kind_tasks(FAST["n_train"], 3, split="train", kinds=KINDS)
+    assert summary["train_digest"] == split_digest(r["content_key"] for r in train) != summary["split_digest"]
     for model in ("model-init", "sft", "step_grpo"):
         assert (out / model / "config.json").exists()
     by_kind = summary["heldout_by_kind"]["sft"]

@@ -26,10 +26,17 @@ def test_fast_quickstart_writes_everything(tmp_path, capsys):
     total = sum(GRPO_RECIPE["reward_weights"])  # validity, the four Design2Code components and SSIM: 6
     assert (
         f"GRPO reward (of {total:g}) on the same 16 training pages, greedy: SFT" in printed
-        and "Held-out Design2Code" in printed
+        and "Design2Code on the test split (digest" in printed
     )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 3 and summary["fast"] is True
+    # the summary says what it was measured on: the test split's pages (by content) and their digest
+    from vcoder.data.splits import split_digest
+    from vcoder.data.synthetic import content_key, split_pages
+
+    assert summary["split"] == "test"
+    assert summary["split_digest"] == split_digest(content_key(p) for p in split_pages(8, seed=3 + 7919, split="test"))
+    assert summary["train_digest"] == split_digest(content_key(p) for p in split_pages(32, seed=3, split="train"))
     assert set(summary["holdout"]) == {"untrained", "sft", "grpo"}
     for metrics in summary["holdout"].values():
         assert set(metrics) >= {"block_match", "text", "position", "color", "overall"}
@@ -84,6 +91,16 @@ def _state(tmp_path, rewards):
     rows = [{"reward": r, "step": i + 1} for i, r in enumerate(rewards)] + [{"train_runtime": 1.0}]
     path.write_text(json.dumps({"log_history": rows}))
     return str(path)
+
+
+def test_the_quickstarts_score_only_test_or_validation(tmp_path):
+    from vcoder.pipelines.agent_quickstart import run_agent_quickstart
+    from vcoder.pipelines.quickstart import run_quickstart
+
+    for run in (run_quickstart, run_agent_quickstart):
+        with pytest.raises(ValueError, match="split 'train' cannot be scored; choose among test, validation"):
+            run(str(tmp_path / "x"), split="train")
+    assert not (tmp_path / "x").exists()  # refused before any work
 
 
 def test_reward_window_compares_whole_windows(tmp_path):

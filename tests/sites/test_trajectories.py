@@ -67,7 +67,9 @@ def test_wrong_values_is_another_requests_right_site():
         assert planned["flaw"] == "wrong_values" and first != fix
         assert fix == site_files(make_site("counter", task["seed"]), "single")["index.html"].rstrip("\n")
         other = other_site(task, random.Random(i))
-        assert other["instruction"] != task["instruction"] and split_of("counter", other["instruction"]) == "train"
+        assert other["test_cases"] != json.loads(task["test_cases"])  # another content, not just another title
+        seed = next(s for s in range(task["seed"] + 1, task["seed"] + 10_001) if make_site("counter", s) == other)
+        assert split_of("counter", seed) == "train"
 
 
 def test_bad_options():

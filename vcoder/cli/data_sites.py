@@ -24,7 +24,7 @@ def add_parsers(sub) -> None:
     traj.add_argument(
         "--tasks",
         default="train",
-        help="a split of the generated site tasks (train, validation, heldout) or a JSONL file of site-task rows "
+        help="a split of the generated site tasks (train, validation, test) or a JSONL file of site-task rows "
         "(with 'kind' and 'seed', as `vcoder data site-tasks` writes)",
     )
     _task_args(traj, split=False)
@@ -41,16 +41,17 @@ def add_parsers(sub) -> None:
 
 def _task_args(parser, *, split: bool) -> None:
     if split:
-        parser.add_argument("--split", default="train", help="which split: train, validation or heldout")
+        parser.add_argument(
+            "--split", default="train", help="which split: train, validation or test (pilots read validation)"
+        )
     parser.add_argument("--n", type=int, default=42, help="number of tasks (cycling through the kinds)")
-    parser.add_argument("--kinds", default=None, help="comma-separated kinds (default: all)")
+    parser.add_argument("--kinds", default=None, help="comma-separated kinds (default: every kind of the split)")
     parser.add_argument("--seed", type=int, default=0, help="first task seed")
 
 
-def _kinds(args) -> tuple[str, ...]:
-    from vcoder.data.site_kinds import KINDS
-
-    return tuple(k.strip() for k in args.kinds.split(",") if k.strip()) if args.kinds else KINDS
+def _kinds(args) -> tuple[str, ...] | None:
+    """The kinds named by --kinds; None (every kind the split has) without it."""
+    return tuple(k.strip() for k in args.kinds.split(",") if k.strip()) if args.kinds else None
 
 
 def run_site_tasks(args) -> int:
@@ -72,7 +73,7 @@ def run_site_tasks(args) -> int:
 def _load_tasks(args) -> list[dict]:
     from vcoder.data.site_kinds import SPLITS, kind_task, kind_tasks
 
-    if args.tasks in SPLITS:
+    if args.tasks in (*SPLITS, "heldout"):
         return kind_tasks(args.n, args.seed, split=args.tasks, kinds=_kinds(args))
     path = Path(args.tasks)
     if not path.is_file():

@@ -42,6 +42,12 @@ def add_parser(subparsers, name: str) -> None:
         action="store_true",
         help="stop after the SFT stage: DIR/sft is the start of the CPU curricula (configs/curriculum/tiny_cpu*.yaml)",
     )
+    parser.add_argument(
+        "--split",
+        default="test",
+        choices=["test", "validation"],
+        help="the split scored: test (the reported figures) or validation (pilots, sweeps and recipe choices read it)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary JSON instead of the table")
     parser.set_defaults(func=run)
 
@@ -65,12 +71,18 @@ def run(args) -> int:
         from vcoder.pipelines.agent_quickstart import run_agent_quickstart
 
         out = args.out or "outputs/quickstart-agent"
-        summary = run_agent_quickstart(out, seed=args.seed, fast=args.fast, threads=args.threads)
+        summary = run_agent_quickstart(out, seed=args.seed, fast=args.fast, threads=args.threads, split=args.split)
         print(json.dumps(summary, indent=1) if args.json else format_agent_summary(summary))
         return 0
     out = args.out or "outputs/quickstart"
     summary = run_quickstart(
-        out, seed=args.seed, fast=args.fast, arch=args.arch, threads=args.threads, sft_only=args.sft_only
+        out,
+        seed=args.seed,
+        fast=args.fast,
+        arch=args.arch,
+        threads=args.threads,
+        sft_only=args.sft_only,
+        split=args.split,
     )
     if summary.get("sft_only"):
         print(json.dumps(summary, indent=1))
@@ -85,14 +97,14 @@ def format_summary(summary: dict[str, Any]) -> str:
     sampled = reward["sampled"]
     lines = [
         f"vcoder quickstart (seed {summary['seed']}): {summary['n_train']} training pages, "
-        f"{summary['n_holdout']} held-out pages, {summary['wall_s']:.0f} s wall",
+        f"{summary['n_holdout']} {summary['split']} pages, {summary['wall_s']:.0f} s wall",
         "",
         f"GRPO reward (of {sum(reward['weights'].values()):g}) on the same {reward['pages']} training pages, "
         f"greedy: SFT {reward['start']:.3f} -> GRPO {reward['end']:.3f} (delta {reward['delta']:+.3f})",
         f"  sampled, logged (varied pages, first/last {sampled['window']} of {sampled['steps']} generations): "
         f"{sampled['start']:.3f} -> {sampled['end']:.3f}",
         "",
-        "Held-out Design2Code (greedy decoding)",
+        f"Design2Code on the {summary['split']} split (digest {summary['split_digest']}, greedy decoding)",
         f"{'model':<11}" + "".join(f"{m:>13}" for m in ("block_match", "text", "position", "color", "overall")),
     ]
     for name, metrics in summary["holdout"].items():
@@ -110,12 +122,13 @@ def format_agent_summary(summary: dict[str, Any]) -> str:
     keys = ("accuracy", "well_formed", "first_turn_accuracy", "last_turn_accuracy")
     lines = [
         f"vcoder quickstart --agent (seed {summary['seed']}): {summary['n_train']} training tasks "
-        f"({', '.join(summary['kinds'])}), {summary['n_heldout']} held-out tasks, {summary['wall_s']:.0f} s wall",
+        f"({', '.join(summary['kinds'])}), {summary['n_heldout']} {summary['split']} tasks, {summary['wall_s']:.0f} s wall",
         "",
         f"Step-GRPO step reward (0-10, -1 malformed), sampled, first/last {reward['window']} of {reward['steps']} "
         f"steps: {reward['start']:.2f} -> {reward['end']:.2f}",
         "",
-        "Held-out site tasks, greedy episodes (WebGen-Bench accuracy = (YES + 0.5 PARTIAL) / cases)",
+        f"Site tasks of the {summary['split']} split (digest {summary['split_digest']}), greedy episodes (WebGen-Bench "
+        "accuracy = (YES + 0.5 PARTIAL) / cases)",
         f"{'model':<11}{'accuracy':>10}{'well-formed':>13}{'first turn':>12}{'last turn':>11}",
     ]
     for name, m in summary["heldout"].items():

@@ -14,10 +14,12 @@ alone, so the same seed gives byte-identical HTML on every machine. Difficulty s
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import dataclass, field
 
 from vcoder.data.sections import SECTION_BUILDERS, Theme, make_theme, title
+from vcoder.data.splits import check_split, content_split
 
 # few distinct values keep difficulty-0 HTML to a small, regular token set
 _D0_COLORS = ["#e74c3c", "#3498db", "#2ecc71", "#f1c40f", "#9b59b6", "#e67e22", "#1abc9c", "#34495e"]
@@ -149,3 +151,53 @@ def generate_page(seed: int, *, difficulty: int = 0, width: int | None = None, h
 def page_digest(html: str) -> str:
     """A short stable digest of an HTML string (used for ids and holdout assignment)."""
     return hashlib.sha1(html.encode("utf-8")).hexdigest()[:16]
+
+
+def content_key(page: SynthPage) -> str:
+    """A page's content: what a policy that memorised the page could copy onto another screenshot.
+
+    Difficulty 0: the heading, the blocks' labels in order and the column count (the text a screenshot shows and its
+    layout; the background and the boxes' height are style, so two pages that differ only there share content).
+    Difficulty 1-3: the page itself (its digest; these pages differ in text almost everywhere).
+
+    Example:
+        >>> content_key(generate_page(3)) == content_key(generate_page(3))
+        True
+    """
+    meta = page.meta
+    if meta["difficulty"] == 0:
+        labels = [_D0_NAMES[c] for c in meta["blocks"]]
+        return "d0:" + json.dumps([meta["heading"], labels, meta["columns"]])
+    return f"d{meta['difficulty']}:" + page_digest(page.html)
+
+
+def page_split(page: SynthPage) -> str:
+    """The split of a page, from its content alone (see :mod:`vcoder.data.splits`)."""
+    return content_split(content_key(page), salt="synthetic")
+
+
+def split_pages(n: int, *, seed: int = 0, split: str = "train", difficulty: int = 0) -> list[SynthPage]:
+    """``n`` pages of one split with distinct contents: generator seeds ``seed * 1_000_003`` upward, keeping each page
+    whose content falls in ``split`` and is new (deterministic; the splits never share a content).
+
+    Raises:
+        ValueError: an unknown split, or too few contents in the seeds tried.
+
+    Example:
+        >>> [page_split(p) for p in split_pages(2, split="test")]
+        ['test', 'test']
+    """
+    split = check_split(split)
+    pages: list[SynthPage] = []
+    seen: set[str] = set()
+    candidate = start = seed * 1_000_003
+    while len(pages) < n:
+        if candidate - start > 200 * n + 1000:
+            raise ValueError(f"could not find {n} distinct difficulty-{difficulty} {split} pages; ask for fewer")
+        page = generate_page(candidate, difficulty=difficulty)
+        candidate += 1
+        key = content_key(page)
+        if key not in seen and page_split(page) == split:
+            seen.add(key)
+            pages.append(page)
+    return pages

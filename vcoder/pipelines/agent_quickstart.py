@@ -3,7 +3,9 @@
 Everything runs on a CPU without network:
 
 1. tasks: site-kind tasks (:mod:`vcoder.data.site_kinds`) of the ``train`` split for training and a fixed sample of
-   the ``heldout`` split (the same for every seed; no request is in two splits) for scoring;
+   the ``test`` split (``--split validation``: of the validation split, for pilots and recipe choices) for scoring,
+   the same for every seed; the splits are decided by content (the checked values, never the title or colour), so
+   no scored task can be passed by replaying a training site;
 2. trajectories: :func:`vcoder.sites.trajectories.write_trajectories` plays every training task in the REAL
    environment (rendered in Chromium, graded by its scripted cases): a first attempt, flawed in most trajectories,
    the environment's feedback, the fixing turn, ``<finish/>``;
@@ -11,9 +13,9 @@ Everything runs on a CPU without network:
    training trajectories' text (never on held-out requests);
 4. agent SFT (:mod:`vcoder.pipelines.grpo.agent_sft`: loss on the assistant turns) from the random model;
 5. Step-GRPO (:mod:`vcoder.pipelines.step_grpo`) from the SFT output, on training tasks;
-6. greedy episodes on the held-out tasks for the untrained, SFT and Step-GRPO models
+6. greedy episodes on the scored tasks for the untrained, SFT and Step-GRPO models
    (:func:`vcoder.pipelines.agent_eval.evaluate_agent`: WebGen-Bench accuracy, well-formed turns, first- vs
-   last-turn accuracy), curves, ``summary.json``.
+   last-turn accuracy), curves, ``summary.json`` (with the split scored and its digest, and the training digest).
 
 The recipes are ordinary pipeline recipes (parsed by the same parsers as ``vcoder train``), only embedded here.
 """
@@ -31,8 +33,11 @@ logger = logging.getLogger(__name__)
 #: gets partly right (a validation-split pilot of 16 kinds: counter alone reached 0.94-0.95 held-out and left
 #: Step-GRPO nothing to gain; the kinds with 100+ token pages were cut off at ``max_turn_tokens``)
 KINDS = ("counter", "message", "pagination", "navigation")
-#: held-out tasks come from this dataset seed for every run, so every seed is scored on the same tasks
+#: the scored tasks (test or validation) come from this dataset seed for every run, so every seed is scored on the
+#: same tasks
 HELDOUT_SEED = 0
+#: the splits a run may be scored on: ``test`` (reported) or ``validation`` (pilots, sweeps, recipe choices)
+EVAL_SPLITS = ("test", "validation")
 DATA = {"n_train": 128, "n_heldout": 32, "max_turns": 3, "arch": "qwen3", "size": "small"}
 
 #: a short system prompt: the tiny model learns the turn format from the trajectories, and vcoder's full prompt (the
@@ -234,6 +239,7 @@ def run_agent_quickstart(
     fast: bool = False,
     progress: bool = True,
     threads: int | None = None,
+    split: str = "test",
 ) -> dict[str, Any]:
     """Run the whole agent quickstart and write everything under ``out_dir``.
 
@@ -244,6 +250,7 @@ def run_agent_quickstart(
         fast: a shortened run (tests): few tasks and steps.
         progress: show progress bars.
         threads: torch CPU threads; None picks the idle cores.
+        split: the split scored: ``test`` (reported figures) or ``validation`` (pilots and recipe choices).
 
     Returns:
         The summary written to ``summary.json``.
@@ -252,6 +259,7 @@ def run_agent_quickstart(
     from datasets import Dataset
 
     from vcoder.data.site_kinds import kind_tasks
+    from vcoder.data.splits import check_split, split_digest
     from vcoder.gui.scripted import ScriptedPolicy
     from vcoder.pipelines.agent_eval import evaluate_agent
     from vcoder.pipelines.plots import plot_runs
@@ -260,6 +268,9 @@ def run_agent_quickstart(
     from vcoder.sites.grading import SiteGrader
     from vcoder.sites.records import EpisodeOptions
 
+    split = check_split(split)
+    if split not in EVAL_SPLITS:
+        raise ValueError(f"split {split!r} cannot be scored; choose among {', '.join(EVAL_SPLITS)}")
     threads = threads or auto_threads()
     torch.set_num_threads(threads)
     os.makedirs(out_dir, exist_ok=True)
@@ -272,7 +283,8 @@ def run_agent_quickstart(
 
     pool = get_default_pool(max_pages=STEP_GRPO_RECIPE["render_max_pages"])
     train_tasks = kind_tasks(n_train, seed, split="train", kinds=KINDS)
-    heldout = [task_row(r) for r in kind_tasks(n_heldout, HELDOUT_SEED, split="heldout", kinds=KINDS)]
+    scored = kind_tasks(n_heldout, HELDOUT_SEED, split=split, kinds=KINDS)
+    heldout = [task_row(r) for r in scored]
     traj_path, written = make_trajectories(paths["trajectories"], train_tasks, pool=pool, seed=seed)
     lap("trajectories")
 
@@ -289,7 +301,7 @@ def run_agent_quickstart(
         results[name] = evaluate_agent(
             model_dir, heldout, grader=grader, options=options, max_turn_tokens=turn_tokens, budget=budget
         )
-        logger.info("held-out %s: %s", name, results[name]["mean"])
+        logger.info("%s %s: %s", split, name, results[name]["mean"])
         lap(f"eval_{name}")
 
     evaluate("untrained", init_dir)
@@ -326,6 +338,11 @@ def run_agent_quickstart(
         "kinds": list(KINDS),
         "n_train": n_train,
         "n_heldout": len(heldout),
+        # what the figures were measured on: the scored split and its digest (of its tasks' content keys), and the
+        # training tasks' digest; two runs are comparable when their digests agree
+        "split": split,
+        "split_digest": split_digest(r["content_key"] for r in scored),
+        "train_digest": split_digest(r["content_key"] for r in train_tasks),
         "trajectories": {k: written[k] for k in ("written", "flawed", "turns")},
         "wall_s": clock.wall_s(),
         "timings_s": timings,

@@ -5,7 +5,10 @@ tokenizer, difficulty-0 synthetic pages are screenshotted by the rendering engin
 GRPO trains on the rendering rewards (Design2Code Block/Text/Position/Colour of the rendered completion against
 the rendered reference in their training form, which deleting content cannot raise, plus SSIM and validity), and
 greedy generations on held-out pages are scored with the official Design2Code block metrics for the untrained, the
-SFT and the GRPO model. The recipes are ordinary pipeline recipes
+SFT and the GRPO model. The pages are split by content (:func:`vcoder.data.synthetic.content_key`: the heading, the
+blocks' labels and the column count, never the background or box height): the training pages come from the
+``train`` split, the scored pages from ``test`` (reported figures) or ``validation`` (``--split validation``: pilots
+and recipe choices), so no scored page shows a training page's text and layout. The recipes are ordinary pipeline recipes
 (parsed by the same parsers as ``vcoder train``), only embedded here.
 
 GRPO draws its pages from all the training pages (a fresh draw of 16 for each generation), not a fixed few: measured
@@ -25,7 +28,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-# shared by both stages; the holdout is generated from a disjoint seed range and de-duplicated against training
+# shared by both stages; the scored pages come from another split than the training pages (split by content)
 # 128 held-out pages: a page scores 0 or ~0.8 by whether any block matched, so 48 left the mean noisy
 DATA = {"n_train": 320, "n_holdout": 128, "width": 320, "height": 240, "difficulty": 0, "probe_pages": 16}
 
@@ -98,6 +101,20 @@ GRPO_RECIPE: dict[str, Any] = {
 
 # --fast: the same path end to end with everything shrunk (tests)
 FAST = {"n_train": 32, "n_holdout": 8, "sft_steps": 10, "grpo_steps": 4}
+#: the splits a run may be scored on: ``test`` (reported) or ``validation`` (pilots, sweeps, recipe choices)
+EVAL_SPLITS = ("test", "validation")
+
+
+def rows_digest(rows: list[dict[str, Any]]) -> str:
+    """The split digest of synthetic rows (ids ``d<difficulty>-<seed>``): a hash of their pages' content keys."""
+    from vcoder.data.splits import split_digest
+    from vcoder.data.synthetic import content_key, generate_page
+
+    def key(row_id: str) -> str:
+        difficulty, seed = row_id[1:].split("-", 1)
+        return content_key(generate_page(int(seed), difficulty=int(difficulty)))
+
+    return split_digest(key(row["id"]) for row in rows)
 
 
 class StageClock:
@@ -212,6 +229,7 @@ def run_quickstart(
     arch: str = "qwen2_5_vl",
     threads: int | None = None,
     sft_only: bool = False,
+    split: str = "test",
 ) -> dict[str, Any]:
     """Run the whole quickstart and write everything under ``out_dir``.
 
@@ -224,6 +242,7 @@ def run_quickstart(
         threads: torch CPU threads; None picks with :func:`auto_threads`.
         sft_only: stop after the SFT stage (no evaluation, no GRPO): ``out_dir/sft`` is the policy the CPU curriculum
             recipes start from (``configs/curriculum/tiny_cpu*.yaml``).
+        split: the split of the scored pages: ``test`` (reported figures) or ``validation`` (pilots, recipe choices).
 
     Returns:
         The summary written to ``summary.json``.
@@ -231,7 +250,7 @@ def run_quickstart(
     import torch
 
     from vcoder.data import to_dataset
-    from vcoder.data.synthetic import page_digest
+    from vcoder.data.splits import check_split
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines import grpo
     from vcoder.pipelines.grpo import sft
@@ -242,6 +261,9 @@ def run_quickstart(
     from vcoder.rendering import BrowserPool
     from vcoder.rewards import build_rewards
 
+    split = check_split(split)
+    if split not in EVAL_SPLITS:
+        raise ValueError(f"split {split!r} cannot be scored; choose among {', '.join(EVAL_SPLITS)}")
     threads = threads or auto_threads()
     torch.set_num_threads(threads)
     os.makedirs(out_dir, exist_ok=True)
@@ -258,9 +280,8 @@ def run_quickstart(
     # one browser for the screenshots and the evaluations (the rewards render in the process-wide default pool)
     with BrowserPool(max_pages=2) as pool:
         shot = dict(difficulty=DATA["difficulty"], width=DATA["width"], height=DATA["height"], progress=progress)
-        train_rows = synthetic_rows(n_train, seed=seed, pool=pool, **shot)
-        exclude = {page_digest(row["html"]) for row in train_rows}
-        holdout = [] if sft_only else synthetic_rows(n_holdout, seed=seed + 7919, exclude=exclude, pool=pool, **shot)
+        train_rows = synthetic_rows(n_train, seed=seed, pool=pool, split="train", **shot)
+        holdout = [] if sft_only else synthetic_rows(n_holdout, seed=seed + 7919, pool=pool, split=split, **shot)
         train_ds = to_dataset(train_rows)
         lap("synthetic_data")
         if sft_only:
@@ -274,6 +295,7 @@ def run_quickstart(
                 progress=progress,
                 clock=clock,
                 threads=threads,
+                train_digest=rows_digest(train_rows),
             )
 
         results["untrained"] = _evaluate(init_dir, holdout, pool, label="untrained", progress=progress)
@@ -336,6 +358,11 @@ def run_quickstart(
         "fast": fast,
         "n_train": n_train,
         "n_holdout": len(holdout),
+        # what the figures were measured on: the scored split and its digest (of its pages' content keys), and the
+        # training pages' digest; two runs are comparable when their digests agree
+        "split": split,
+        "split_digest": rows_digest(holdout),
+        "train_digest": rows_digest(train_rows),
         "wall_s": clock.wall_s(),
         "timings_s": clock.timings,
         # other work on the machine slows every stage; the 1-minute load average at the end says how much
@@ -350,7 +377,7 @@ def run_quickstart(
     return summary
 
 
-def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, clock, threads):
+def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, clock, threads, train_digest):
     """The quickstart's SFT stage alone (``--sft-only``): the model in ``out_dir/sft`` and a short summary."""
     from vcoder.pipelines.grpo import sft
 
@@ -365,6 +392,7 @@ def _sft_only(out_dir, paths, train_ds, n_train, *, seed, fast, progress, clock,
         "fast": fast,
         "sft_only": True,
         "n_train": n_train,
+        "train_digest": train_digest,
         "wall_s": clock.wall_s(),
         "timings_s": clock.timings,
         "load_avg_1m": round(os.getloadavg()[0], 1),

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vcoder.data.site_kinds import BROKEN, STYLES, make_site, split_of
+from vcoder.data.site_kinds import BROKEN, STYLES, TRAIN_ONLY, content_key, make_site, split_of
 from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.grading import SiteGrader
@@ -149,16 +149,19 @@ def plan(task: dict[str, Any], index: int, options: TrajectoryOptions) -> dict[s
 
 
 def other_site(task: dict[str, Any], rng: random.Random, *, style: str = "full") -> dict[str, Any]:
-    """The right site for another request of the task's kind and split (a site with the wrong values for ``task``).
+    """The right site for another content of the task's kind and split (a site with the wrong values for ``task``).
 
     Raises:
         ValueError: no other request of the split among the seeds tried.
     """
-    kind, split = task["kind"], task.get("split") or split_of(task["kind"], task["instruction"])
+    kind, split = task["kind"], task.get("split") or split_of(task["kind"], task["seed"])
+    # another content when the kind has several (a train-only kind has one: another request, as wrong as it gets)
+    other = content_key if kind not in TRAIN_ONLY else (lambda k, s: make_site(k, s)["instruction"])
+    own = other(kind, task["seed"])
     for _ in range(_OTHER_TRIES):
-        site = make_site(kind, task["seed"] + 1 + rng.randrange(10_000), style=style)
-        if site["instruction"] != task["instruction"] and split_of(kind, site["instruction"]) == split:
-            return site
+        seed = task["seed"] + 1 + rng.randrange(10_000)
+        if split_of(kind, seed) == split and other(kind, seed) != own:
+            return make_site(kind, seed, style=style)
     raise ValueError(f"no other {split} request of kind {kind!r} in {_OTHER_TRIES} seeds for task {task['id']}")
 
 

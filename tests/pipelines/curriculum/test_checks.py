@@ -80,7 +80,15 @@ def test_run_folders_from_before_the_webrl_settings_still_resume():
 
     # replay as an SFT term was the only form then: such a folder resumes with replay_mode: sft
     config = config_from_mapping({**BASE, "replay_mode": "sft"})
-    later = ("algorithm", "critic_learning_rate", "replay_mode", "heldout_size", "heldout_seed", "seed")
+    later = (
+        "algorithm",
+        "critic_learning_rate",
+        "replay_mode",
+        "heldout_size",
+        "heldout_seed",
+        "heldout_split",
+        "seed",
+    )
     older = {k: v for k, v in config.to_dict().items() if k not in later}
     # the fingerprint a phase folder written before these settings existed recorded
     digest = hashlib.sha256(json.dumps({k: v for k, v in older.items() if k != "phases"}, sort_keys=True).encode())
@@ -91,6 +99,19 @@ def test_run_folders_from_before_the_webrl_settings_still_resume():
     assert webrl.differences(older) == ["algorithm: 'grpo' -> 'webrl'"]
     # the default is now replay as RL data: an old folder is refused, not resumed with another objective
     assert config_from_mapping(dict(BASE)).differences(older) == ["replay_mode: 'sft' -> 'rl'"]
+
+
+def test_heldout_split_is_checked_and_a_held_out_folder_from_before_the_content_split_is_refused():
+    held = config_from_mapping({**BASE, "heldout_size": 24})
+    assert held.heldout_split == "test"
+    assert config_from_mapping({**BASE, "heldout_size": 24, "heldout_split": "heldout"}).heldout_split == "test"
+    with pytest.raises(CurriculumConfigError, match="heldout_split='train'; choose test"):
+        config_from_mapping({**BASE, "heldout_split": "train"})
+    older = {k: v for k, v in held.to_dict().items() if k != "heldout_split"}
+    assert held.differences(older) == ["heldout_split: None -> 'test'"]  # its held-out tasks were another set
+    plain = config_from_mapping(dict(BASE))  # no held-out set: the split does not enter the fingerprint
+    assert plain.differences({k: v for k, v in plain.to_dict().items() if k != "heldout_split"}) == []
+    assert plain.fingerprint() == config_from_mapping({**BASE, "heldout_split": "validation"}).fingerprint()
 
 
 def test_replay_heldout_and_seed_settings_are_checked():

@@ -31,6 +31,8 @@ KEYS = [
     "algorithm",
     "heldout_success_before",
     "heldout_success",
+    "heldout_split",
+    "heldout_digest",
 ]
 # the recipe's learning settings shrunk to a smoke run of the random tiny model (which never writes a block)
 SMOKE = [
@@ -108,6 +110,12 @@ def test_tiny_recipe_killed_and_resumed(tiny_vlm_dir, tmp_path):
         assert report["eval"]["n_rollouts"] == report["pool_size"] // 2 * 8
         assert 0.0 <= report["success_rate"] <= 1.0
         assert report["generated"] == 3 and report["accepted"] + sum(report["rejected"].values()) == 3
+    # what the held-out figures were measured on: the recipe's test split, its digest the same in every phase
+    from vcoder.data.splits import split_digest
+    from vcoder.pipelines.curriculum.heldout import heldout_tasks
+
+    digest = split_digest(t["content_key"] for t in heldout_tasks(["screenshot-0"], 3, seed=900_000))
+    assert [(r["heldout_split"], r["heldout_digest"]) for r in reports] == [("test", digest)] * 2
     # phase 1 starts from phase 0's final policy: its "before" is phase 0's "after" on the same fixed held-out set
     assert reports[1]["heldout_success_before"] == reports[0]["heldout_success"]
     details = [json.loads((out / f"phase_{k}" / "details.json").read_text()) for k in (0, 1)]

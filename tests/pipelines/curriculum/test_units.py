@@ -15,7 +15,7 @@ from vcoder.pipelines.curriculum.config import CurriculumConfigError, config_fro
 from vcoder.pipelines.curriculum.filters import band_reason, filter_candidates, ngram_overlap, normalise_candidate
 from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder, successes, summarise
 from vcoder.pipelines.curriculum.replay import grow_buffer, replay_filter
-from vcoder.pipelines.curriculum.tasks import choose_mix, initial_pool, new_offline_tasks
+from vcoder.pipelines.curriculum.tasks import choose_mix, initial_pool, new_offline_tasks, task_split
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BASE = {"train_recipe": "configs/tiny_cpu_grpo.yaml", "model_name_or_path": "outputs/tiny-model"}
@@ -115,7 +115,10 @@ def test_choose_mix_prefers_band_middle_then_nearest():
 
 def test_offline_tasks_are_fresh_and_deterministic():
     pool = initial_pool(["screenshot-0", "counter"], 4, seed=0)
-    assert [t["id"] for t in pool] == ["screenshot-0-0", "counter-0", "screenshot-0-1", "counter-1"]
+    # screenshot seeds skip the pages outside the train split (seed 0's page is a validation or test page)
+    assert [t["id"] for t in pool] == ["screenshot-0-1", "counter-0", "screenshot-0-2", "counter-1"]
+    assert {task_split(t["kind"], t["seed"]) for t in pool if t["kind"] == "screenshot-0"} == {"train"}
+    assert task_split("screenshot-0", 0) != "train"
     assert pool[1]["test_cases"] and pool[1]["test_cases"][0]["steps"]
     new = new_offline_tasks(["counter", "counter"], phase=0, base_seed=0)
     assert [t["id"] for t in new] == ["counter-10000", "counter-10001"]

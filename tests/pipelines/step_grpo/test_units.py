@@ -245,17 +245,19 @@ def test_site_kinds_tasks_come_from_one_split():
     from vcoder.data.site_kinds import kind_tasks
     from vcoder.pipelines.step_grpo.data import COLUMNS, task_rows
 
-    args = StepGRPOScriptArguments(dataset="site_kinds", site_task_split="heldout", site_task_samples=4)
+    args = StepGRPOScriptArguments(dataset="site_kinds", site_task_split="test", site_task_samples=4)
     rows = task_rows(args)
-    expected = kind_tasks(4, split="heldout")
+    expected = kind_tasks(4, split="test")
     assert all(tuple(r) == COLUMNS for r in rows)
     assert [(r["id"], r["instruction"], r["test_cases"]) for r in rows] == [
         (r["id"], r["instruction"], r["test_cases"]) for r in expected
     ]
     kinds = task_rows(StepGRPOScriptArguments(dataset="site_kinds", site_task_samples=2, site_task_kinds=["cart"]))
     assert [r["id"].split("-")[0] for r in kinds] == ["cart", "cart"]
-    with pytest.raises(ValueError, match="site_task_split='test' is not a split"):
-        StepGRPOScriptArguments(dataset="site_kinds", site_task_split="test")
+    with pytest.raises(ValueError, match="site_task_split='holdout' is not a split"):
+        StepGRPOScriptArguments(dataset="site_kinds", site_task_split="holdout")
+    # the old name of the test split still works (with a warning)
+    assert StepGRPOScriptArguments(dataset="site_kinds", site_task_split="heldout").site_task_split == "test"
 
 
 def test_recipes_cover_the_models_and_the_ablations():

@@ -7,8 +7,13 @@ passes them and broken variants that fail them (the ways generated sites fail):
 - ``wrong_label``: the primary control is named differently from the request ('Create' for 'Add');
 - ``broken_markup``: a comment left open before the first control hides the rest of the page and the script.
 
-Tasks are split by content into train / validation / held-out (:func:`split_of` hashes the kind and the request),
-so the same request can never land in two splits, and :func:`kind_tasks` draws each split's tasks by seed.
+Tasks are split by CONTENT into train / validation / test (:mod:`vcoder.data.splits`): a task's content
+(:func:`content_key`) is what a page must reproduce to pass its cases -- the values the builder drew that the cases
+check, never the title, accent colour or font (no case looks at them) and never a case's own input (the text a case
+types into a message box: one page passes every such draw). Tasks with the same content share a split, so no test
+task can be passed by replaying a training site of its kind. Kinds whose page is the same for every draw (the cases
+supply the inputs: :data:`TRAIN_ONLY`) have no content to hold out and are training kinds only.
+:func:`kind_tasks` draws a split's tasks by seed, one task per content.
 
 Example:
     >>> site = make_site("cart", 3)
@@ -16,13 +21,12 @@ Example:
     True
     >>> "id=" in site["instruction"] or "#" in json.dumps(site["test_cases"])
     False
-    >>> [r["split"] for r in kind_tasks(2, split="heldout", kinds=("tabs",))]
-    ['heldout', 'heldout']
+    >>> [r["split"] for r in kind_tasks(2, split="test", kinds=("tabs",))]
+    ['test', 'test']
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from typing import Any
@@ -30,6 +34,8 @@ from typing import Any
 from vcoder.data.prompts import make_site_conversation
 from vcoder.data.site_kinds import collections, controls, inputs, paging, records, views
 from vcoder.data.site_kinds.base import Built, Ctx
+from vcoder.data.splits import SPLITS as SPLITS
+from vcoder.data.splits import check_split, content_split
 
 #: kind -> builder
 BUILDERS = {
@@ -60,8 +66,11 @@ BROKEN = ("handler_missing", "wrong_label", "broken_markup")
 #: how much style a site carries: ``full`` (a styled card) or ``accent`` (one rule with the accent colour: a page a
 #: tiny model writes in a fifth of the tokens; the scripted cases never look at style)
 STYLES = ("full", "accent")
-#: split -> share of the hash buckets (0..99) it owns, in order
-SPLITS = {"train": 80, "validation": 10, "heldout": 10}
+#: kinds with at most 3 contents (their page passes every draw, or the cases read one drawn value of 3): a held-out
+#: task of theirs would be a training task, so every task of theirs is in ``train``
+TRAIN_ONLY = ("signup", "rating", "stepper", "theme", "converter", "modal", "timer", "poll")
+#: the kinds that have validation and test tasks
+EVAL_KINDS = tuple(k for k in KINDS if k not in TRAIN_ONLY)
 _WORDS = ("Alpha", "Harbor", "Maple", "Nimbus", "Orbit", "Quartz", "Summit", "Willow", "Ember", "Cobalt")
 _ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
 _FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
@@ -73,6 +82,13 @@ _MAX_TRIES = 400
 def _break_markup(body: str) -> str:
     cut = min((i for i in (body.find(tag) for tag in _CONTROL) if i >= 0), default=0)
     return body[:cut] + "<!-- " + body[cut:]
+
+
+def _draw(kind: str, seed: int, broken: str | None = None) -> tuple[str, str, str, Built]:
+    rng = random.Random(f"site:{kind}:{seed}")
+    title = f"{rng.choice(_WORDS)} {kind.capitalize()}"
+    accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
+    return title, accent, font, BUILDERS[kind](Ctx(rng, broken))
 
 
 def make_site(kind: str, seed: int = 0, *, broken: str | None = None, style: str = "full") -> dict[str, Any]:
@@ -98,10 +114,7 @@ def make_site(kind: str, seed: int = 0, *, broken: str | None = None, style: str
         raise ValueError(f"unknown broken variant {broken!r}; choose among {', '.join(BROKEN)} (or None)")
     if style not in STYLES:
         raise ValueError(f"unknown style {style!r}; choose among {', '.join(STYLES)}")
-    rng = random.Random(f"site:{kind}:{seed}")
-    title = f"{rng.choice(_WORDS)} {kind.capitalize()}"
-    accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
-    built: Built = BUILDERS[kind](Ctx(rng, broken))
+    title, accent, font, built = _draw(kind, seed, broken)
     body = _break_markup(built.body) if broken == "broken_markup" else built.body
     js = "" if broken == "handler_missing" else "const $ = s => document.querySelector(s);\n" + built.js + "\n"
     full = (
@@ -132,49 +145,81 @@ def make_site(kind: str, seed: int = 0, *, broken: str | None = None, style: str
     }
 
 
-def split_of(kind: str, instruction: str) -> str:
-    """The split a request belongs to, from a hash of its kind and text (identical requests, one split)."""
-    bucket = int(hashlib.sha256(f"{kind}\n{instruction}".encode()).hexdigest()[:8], 16) % 100
-    for name, share in SPLITS.items():
-        if bucket < share:
-            return name
-        bucket -= share
-    raise AssertionError("SPLITS must cover 100 buckets")
+def content_key(kind: str, seed: int = 0) -> str:
+    """The content of task ``(kind, seed)``: what a page must reproduce to pass its cases, as canonical JSON.
+
+    It is the builder's declared content (:attr:`Built.key`: the drawn values the page must show, when the cases
+    also draw inputs of their own), else the cases' steps and expectations (their wording left out). Title, accent
+    colour and font never enter it.
+
+    Example:
+        >>> content_key("counter", 1) == content_key("counter", 1) and content_key("counter", 1).startswith("counter:")
+        True
+    """
+    if kind not in BUILDERS:
+        raise ValueError(f"unknown site kind {kind!r}; choose among {', '.join(KINDS)}")
+    built = _draw(kind, seed)[3]
+    content = built.key if built.key is not None else [[c.get("steps", []), c["expect"]] for c in built.cases]
+    return f"{kind}:{json.dumps(content, sort_keys=True)}"
+
+
+def split_of(kind: str, seed: int = 0) -> str:
+    """The split of task ``(kind, seed)``, from its content alone (the same content, the same split)."""
+    return _split(kind, content_key(kind, seed))
+
+
+def _split(kind: str, key: str) -> str:
+    return "train" if kind in TRAIN_ONLY else content_split(key, salt="site_kinds")
 
 
 def kind_task(kind: str, seed: int = 0) -> dict[str, Any]:
-    """One task row ``{"prompt", "instruction", "id", "test_cases" (JSON string), "kind", "split", "seed"}``."""
+    """One task row ``{"prompt", "instruction", "id", "test_cases" (JSON string), "kind", "split", "seed",
+    "content_key"}``."""
     site = make_site(kind, seed)
+    key = content_key(kind, seed)
     return {
         "prompt": make_site_conversation(site["instruction"]),
         "instruction": site["instruction"],
         "id": f"{kind}-{seed}",
         "test_cases": json.dumps(site["test_cases"]),
         "kind": kind,
-        "split": split_of(kind, site["instruction"]),
+        "split": _split(kind, key),
         "seed": seed,
+        "content_key": key,
     }
 
 
 def kind_tasks(
-    n: int, seed: int = 0, *, split: str = "train", kinds: tuple[str, ...] | list[str] = KINDS
+    n: int, seed: int = 0, *, split: str = "train", kinds: tuple[str, ...] | list[str] | None = None
 ) -> list[dict[str, Any]]:
-    """``n`` distinct tasks of one split, cycling through ``kinds``: each kind's tasks are the first seeds from
-    ``seed`` upward whose request falls in ``split`` (deterministic; the splits never share a request).
+    """``n`` tasks of one split, cycling through ``kinds``: each kind's tasks are the first seeds from ``seed`` upward
+    whose content falls in ``split``, one task per content (deterministic; the splits never share a content).
+
+    Args:
+        n: number of tasks.
+        seed: the first seed tried for each kind.
+        split: ``train``, ``validation`` or ``test`` (``heldout``, the old name of ``test``, still works).
+        kinds: the kinds to cycle through; None: every kind of the split (:data:`EVAL_KINDS` outside ``train``).
 
     Raises:
-        ValueError: ``n < 0``, no or unknown kinds, an unknown split, or a kind with too few distinct requests.
+        ValueError: ``n < 0``, no or unknown kinds, an unknown split, a train-only kind outside ``train``, or a kind
+            with too few contents in the split.
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; choose among {', '.join(SPLITS)}")
-    kinds = tuple(kinds)
+    split = check_split(split)
+    kinds = tuple(kinds) if kinds is not None else (KINDS if split == "train" else EVAL_KINDS)
     if not kinds:
         raise ValueError(f"kinds is empty; choose among {', '.join(KINDS)}")
     unknown = [k for k in kinds if k not in BUILDERS]
     if unknown:
         raise ValueError(f"unknown site kinds {unknown}; choose among {', '.join(KINDS)}")
+    only = [k for k in kinds if k in TRAIN_ONLY and split != "train"]
+    if only:
+        raise ValueError(
+            f"site kinds {only} have no {split} tasks: one page passes all their tasks, so they are training kinds "
+            f"only; choose among {', '.join(EVAL_KINDS)}"
+        )
     want = {k: -(-max(n - i, 0) // len(kinds)) for i, k in enumerate(kinds)}
     drawn: dict[str, list[dict[str, Any]]] = {}
     for kind, need in want.items():
@@ -182,11 +227,13 @@ def kind_tasks(
         while len(rows) < need:
             if s - seed > _MAX_TRIES * need:
                 raise ValueError(
-                    f"kind {kind!r} has only {len(rows)} distinct {split} requests in seeds {seed}..{s}; ask for fewer"
+                    f"kind {kind!r} has only {len(rows)} distinct {split} contents in seeds {seed}..{s}; ask for fewer"
                 )
             row = kind_task(kind, s)
-            if row["split"] == split and row["instruction"] not in seen:
-                seen.add(row["instruction"])
+            # one task per content; a train-only kind has one content, so its tasks differ by request and cases
+            distinct = row["content_key"] if kind not in TRAIN_ONLY else (row["instruction"], row["test_cases"])
+            if row["split"] == split and distinct not in seen:
+                seen.add(distinct)
                 rows.append(row)
             s += 1
         drawn[kind] = rows

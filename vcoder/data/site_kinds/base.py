@@ -114,6 +114,9 @@ class Built:
         cases: the test cases (dicts in the schema of :mod:`vcoder.gui.policy`).
         request: what the page must do, in plain language (no ids), completing "A page titled 'T' ...".
         css: extra CSS of the reference solution.
+        key: the task's content (see :func:`vcoder.data.site_kinds.content_key`): the drawn values a page must
+            reproduce to pass the cases, when the cases also draw inputs of their own (the text typed into a
+            message box) or never look at a drawn value; None: the cases themselves are the content.
     """
 
     body: str
@@ -121,6 +124,7 @@ class Built:
     cases: list[dict]
     request: str
     css: str = ""
+    key: tuple | None = None
 
 
 @dataclass

@@ -52,6 +52,12 @@ PRODUCTS = (
     ("Stapler", 1275),
     ("Scissors", 550),
     ("Calendar", 1100),
+    ("Water bottle", 1450),
+    ("Sticky notes", 275),
+    ("Headphones", 4999),
+    ("Umbrella", 1625),
+    ("Wall clock", 2250),
+    ("Tote bag", 925),
 )
 
 

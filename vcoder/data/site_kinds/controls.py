@@ -20,7 +20,24 @@ from vcoder.data.site_kinds.base import (
     visible,
 )
 
-_ITEMS = ("Buy milk", "Call Sam", "Water plants", "Pay rent", "Read a book", "Fix the bike", "Book flights")
+#: 14 items: 182 (first, second) pairs, the todo list's content (7 gave 42, too few to hold some out)
+_ITEMS = (
+    "Buy milk",
+    "Call Sam",
+    "Water plants",
+    "Pay rent",
+    "Read a book",
+    "Fix the bike",
+    "Book flights",
+    "Walk the dog",
+    "Clean the oven",
+    "Post a letter",
+    "Bake bread",
+    "Renew passport",
+    "Wash the car",
+    "Plan the party",
+)
+_COUNTED = ("Visitors", "Cups of tea", "Push-ups", "Pages read", "Laps", "Goals", "Tickets sold", "Steps")
 NAMES = ("Ada", "Grace", "Linus", "Margaret", "Alan", "Barbara", "Dennis", "Frances")
 
 
@@ -31,9 +48,10 @@ def exact(text: str) -> dict:
 
 def counter(ctx: Ctx) -> Built:
     rng = ctx.rng
-    step = rng.randint(1, 3)
-    start = rng.randint(step, 9)
-    what = rng.choice(("Visitors", "Cups of tea", "Push-ups", "Pages read", "Laps"))
+    # 8 things x 5 steps x 16-20 starts: 720 variants, so each split of the kind holds dozens (it had 120)
+    step = rng.randint(1, 5)
+    start = rng.randint(step, 20)
+    what = rng.choice(_COUNTED)
     inc = ctx.label("Increase", "More")
     body = (
         f'<p class="big" id="n">{what}: {start}</p><button id="inc">{inc}</button> <button id="dec">Decrease</button> '
@@ -71,7 +89,7 @@ def counter(ctx: Ctx) -> Built:
         f"a 'Decrease' button subtracts {step} (never below 0), and a 'Reset' button goes back to {start} and "
         f"shows the message 'Reset to {start}'."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=(what, start, step))
 
 
 def todo(ctx: Ctx) -> Built:
@@ -129,7 +147,7 @@ def todo(ctx: Ctx) -> Built:
         "Each task is a list item with a checkbox labelled with the task's text (ticked = done) and a 'Delete' "
         "button. Below the list, show 'Left to do: N' with the number of tasks not done."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=(first, second))  # the new task's text is the case's input
 
 
 def signup(ctx: Ctx) -> Built:
@@ -187,7 +205,7 @@ def signup(ctx: Ctx) -> Built:
         "like name@domain.tld shows 'Please enter a valid email address', a password shorter than 8 characters "
         "shows 'Password must be at least 8 characters'; when all is well show 'Welcome, NAME!'."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=())  # the name is the case's input: one page passes every draw
 
 
 def rating(ctx: Ctx) -> Built:
@@ -234,4 +252,4 @@ def rating(ctx: Ctx) -> Built:
         "it and says 'You rated N out of 5'; before any click the page says 'Not rated yet'. A 'Clear rating' "
         "button goes back to 'Not rated yet'."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=())  # the stars clicked are the case's input; the thing is unchecked

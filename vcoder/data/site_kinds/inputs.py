@@ -69,7 +69,7 @@ def stepper(ctx: Ctx) -> Built:
         "a summary 'NAME, SPEED delivery'. 'Next' and 'Back' buttons move between steps; 'Next' on step 1 with an "
         "empty name stays there and shows 'Please enter your name'; going back keeps what was entered."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=())  # name and speed are the case's input: one page passes all
 
 
 def theme(ctx: Ctx) -> Built:
@@ -115,9 +115,8 @@ def theme(ctx: Ctx) -> Built:
         "'Larger text' button that grows the page's text by 2px per click from 16px up to 24px, shown as "
         "'Text size: Npx'."
     )
-    return Built(
-        body, js, cases, request, css="body.dark{background:#1c1917;color:#f5f5f4}body.dark main{background:#292524}"
-    )
+    css = "body.dark{background:#1c1917;color:#f5f5f4}body.dark main{background:#292524}"
+    return Built(body, js, cases, request, css, key=())  # the topic is never checked: one page passes all
 
 
 def converter(ctx: Ctx) -> Built:
@@ -161,27 +160,40 @@ def converter(ctx: Ctx) -> Built:
         "converts too) that show 'C Celsius is F Fahrenheit' (F rounded to one decimal, e.g. '20 Celsius is 68 "
         "Fahrenheit'); anything that is not a number shows 'Please enter a number'."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=())  # the temperatures are the case's input: one page passes all
+
+
+#: message boxes: (field label, button, the button's decoy name, what a send says)
+_BOXES = (
+    ("Message", "Send", "Post", "Message sent"),
+    ("Comment", "Post", "Publish", "Comment posted"),
+    ("Note", "Save", "Keep", "Note saved"),
+    ("Status update", "Share", "Publish", "Update shared"),
+    ("Feedback", "Submit", "Send in", "Feedback received"),
+)
 
 
 def message(ctx: Ctx) -> Built:
     rng = ctx.rng
-    limit = rng.choice((30, 40, 50))
+    # 41 limits x 5 boxes: 205 variants (it had 3: the typed text is the case's input, not the page's content);
+    # every short text fits the smallest limit and the long one overflows the largest
+    limit = rng.randint(20, 60)
+    field, real, decoy, done = rng.choice(_BOXES)
     short = rng.choice(("See you soon", "Thanks for the help", "Running late today", "Lunch at noon?"))
     long = "This message is far too long to fit inside the limit of the box"
-    send = ctx.label("Send", "Post")
+    send = ctx.label(real, decoy)
     body = (
-        f'<label for="m">Message</label><textarea id="m" rows="3" cols="40"></textarea><p id="left">{limit} '
+        f'<label for="m">{field}</label><textarea id="m" rows="3" cols="40"></textarea><p id="left">{limit} '
         f'characters left</p><button id="send">{send}</button><p id="sent" role="status"></p>'
     )
     js = (
         f"const LIMIT = {limit};\n$('#m').oninput = () => {{\n  const n = $('#m').value.length;\n"
         "  $('#left').textContent = n <= LIMIT ? `${LIMIT - n} characters left` : `Too long by ${n - LIMIT}`;\n"
         "  $('#send').disabled = n > LIMIT || n === 0;\n};\n"
-        "$('#send').onclick = () => { $('#sent').textContent = 'Message sent'; $('#m').value = ''; $('#m').oninput(); };\n"
+        f"$('#send').onclick = () => {{ $('#sent').textContent = '{done}'; $('#m').value = ''; $('#m').oninput(); }};\n"
         "$('#m').oninput();"
     )
-    box = by_label("Message")
+    box = by_label(field)
     cases = [
         make_case(
             f"Type '{short}'",
@@ -191,20 +203,20 @@ def message(ctx: Ctx) -> Built:
         ),
         make_case(
             f"Type '{short}', then replace it with a message over the limit",
-            f"It shows 'Too long by {len(long) - limit}' and Send is disabled",
+            f"It shows 'Too long by {len(long) - limit}' and {real} is disabled",
             [type_into(box, short), type_into(box, long)],
-            [exact(f"Too long by {len(long) - limit}"), count(by_role("button", "Send", disabled=True), 1)],
+            [exact(f"Too long by {len(long) - limit}"), count(by_role("button", real, disabled=True), 1)],
         ),
         make_case(
-            f"Type '{short}' and click Send",
-            "It says 'Message sent'",
-            [type_into(box, short), click(by_role("button", "Send"))],
-            [shows("Message sent")],
+            f"Type '{short}' and click {real}",
+            f"It says '{done}'",
+            [type_into(box, short), click(by_role("button", real))],
+            [shows(done)],
         ),
     ]
     request = (
-        f"with a text area labelled 'Message' limited to {limit} characters. Below it show 'N characters left' as "
-        "the user types, or 'Too long by N' when over the limit; a 'Send' button is disabled while the message is "
-        "too long (or empty) and otherwise shows 'Message sent' and clears the box."
+        f"with a text area labelled '{field}' limited to {limit} characters. Below it show 'N characters left' as "
+        f"the user types, or 'Too long by N' when over the limit; a '{real}' button is disabled while the text is "
+        f"too long (or empty) and otherwise shows '{done}' and clears the box."
     )
-    return Built(body, js, cases, request)
+    return Built(body, js, cases, request, key=(limit, field, real, done))  # the typed text is the case's input

@@ -127,7 +127,8 @@ def poll(ctx: Ctx) -> Built:
         "adds one to the chosen option and says 'Thanks for voting'; voting with nothing chosen says 'Please choose "
         "an option'; a second vote says 'You have already voted' and counts nothing."
     )
-    return Built(body, js, cases, request)
+    # the option voted for is the case's input and the counts are seen one at a time: the question is the content
+    return Built(body, js, cases, request, key=(question,))
 
 
 def quiz(ctx: Ctx) -> Built:

@@ -133,7 +133,7 @@ def modal(ctx: Ctx) -> Built:
         "Cancel or the Escape key closes it and shows 'Cancelled'."
     )
     css = ".dialog{border:2px solid #0003;border-radius:8px;padding:16px;margin-top:12px}"
-    return Built(body, js, cases, request, css)
+    return Built(body, js, cases, request, css, key=(label,))  # the name typed is the case's input
 
 
 def accordion(ctx: Ctx) -> Built:
@@ -179,26 +179,47 @@ def accordion(ctx: Ctx) -> Built:
     return Built(body, js, cases, request)
 
 
+_SHOPS = (
+    "Corner Bakery",
+    "Blue Door Cafe",
+    "Hill Bikes",
+    "Green Leaf Florist",
+    "Harbour Books",
+    "Red Kite Tailors",
+    "Old Mill Pottery",
+    "Sunrise Yoga",
+)
+#: the third page: (its slug, its link, its heading, its field's label)
+_THIRD_PAGES = (
+    ("contact", "Contact", "Contact us", "Your email"),
+    ("visit", "Visit", "Find us", "Your postcode"),
+    ("news", "Newsletter", "Join our newsletter", "Your email"),
+    ("feedback", "Feedback", "Tell us what you think", "Your comment"),
+)
+
+
 def navigation(ctx: Ctx) -> Built:
     rng = ctx.rng
-    shop = rng.choice(("Corner Bakery", "Blue Door Cafe", "Hill Bikes", "Green Leaf Florist"))
+    # 8 shops x 12 towns x 4 third pages: 384 variants (it had 48)
+    shop = rng.choice(_SHOPS)
     town = rng.choice(PLACES)
+    slug, link, title, field = rng.choice(_THIRD_PAGES)
     about = ctx.label("About", "Our story")
     pages = (
         ("home", "Home", f"Welcome to {shop}"),
         ("about", about, "About us"),
-        ("contact", "Contact", "Contact us"),
+        (slug, link, title),
     )
     links = "".join(f'<a href="#{slug}">{link}</a> ' for slug, link, _ in pages)
     body = (
         f"<nav>{links}</nav>"
         f'<section id="home"><h2>Welcome to {shop}</h2><p>Open every day.</p></section>'
         f'<section id="about" hidden><h2>About us</h2><p>Family run in {town} since 1990.</p></section>'
-        '<section id="contact" hidden><h2>Contact us</h2><label for="em">Your email</label><input id="em"></section>'
+        f'<section id="{slug}" hidden><h2>{title}</h2><label for="em">{field}</label><input id="em"></section>'
     )
     js = (
         "const route = () => {\n  const at = (location.hash || '#home').slice(1);\n"
-        "  ['home', 'about', 'contact'].forEach(s => { $('#' + s).hidden = s !== at; });\n"
+        f"  ['home', 'about', '{slug}'].forEach(s => {{ $('#' + s).hidden = s !== at; }});\n"
         "  document.querySelectorAll('nav a').forEach(a => a.toggleAttribute('aria-current', a.hash === '#' + at));\n};\n"
         "addEventListener('hashchange', route);\nroute();"
     )
@@ -212,22 +233,22 @@ def navigation(ctx: Ctx) -> Built:
             [visible(heading("About us")), shows(f"Family run in {town}"), count(heading("Welcome to"), 0)],
         ),
         make_case(
-            "Click the 'Contact' link",
-            "The Contact page shows an email field",
-            [go("Contact")],
-            [visible(heading("Contact us")), visible(by_label("Your email"))],
+            f"Click the '{link}' link",
+            f"The {link} page shows a field labelled '{field}'",
+            [go(link)],
+            [visible(heading(title)), visible(by_label(field))],
         ),
         make_case(
-            "Click 'Contact', then 'Home'",
+            f"Click '{link}', then 'Home'",
             f"The home page shows 'Welcome to {shop}' again",
-            [go("Contact"), go("Home")],
-            [visible(heading(f"Welcome to {shop}")), count(heading("Contact us"), 0)],
+            [go(link), go("Home")],
+            [visible(heading(f"Welcome to {shop}")), count(heading(title), 0)],
         ),
     ]
     request = (
         f"for '{shop}' with three pages on one page (no page reload): a navigation bar with the links 'Home', "
-        f"'About' and 'Contact' shows one page at a time. Home has the heading 'Welcome to {shop}' and is shown "
-        f"first; About has the heading 'About us' and the text 'Family run in {town} since 1990.'; Contact has the "
-        "heading 'Contact us' and a field labelled 'Your email'."
+        f"'About' and '{link}' shows one page at a time. Home has the heading 'Welcome to {shop}' and is shown "
+        f"first; About has the heading 'About us' and the text 'Family run in {town} since 1990.'; {link} has the "
+        f"heading '{title}' and a field labelled '{field}'."
     )
-    return Built(body, js, cases, request, css="nav a{margin-right:12px}")
+    return Built(body, js, cases, request, css="nav a{margin-right:12px}", key=(shop, town, link, title, field))

@@ -128,6 +128,13 @@ class CurriculumConfig:
     heldout_seed: int = field(
         default=900_000, metadata={"help": "First generator seed of the fixed held-out set (far from training seeds)."}
     )
+    heldout_split: str = field(
+        default="test",
+        metadata={
+            "help": "The split the held-out set comes from: test (reported figures) or validation (pilots, sweeps, "
+            "tuning read it). Split by page content, apart from every training pool."
+        },
+    )
     seed: int | None = field(
         default=None,
         metadata={"help": "Seed of every phase's training (`vcoder curriculum run --seed`; None: the recipe's)."},
@@ -142,6 +149,14 @@ class CurriculumConfig:
             raise CurriculumConfigError(_choice("replay_mode", self.replay_mode, REPLAY_MODES))
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
             raise CurriculumConfigError(f"seed={self.seed!r} must be an integer (or left out: the recipe's seed)")
+        if self.heldout_split == "heldout":  # the old name of the test split
+            from vcoder.data.splits import check_split
+
+            object.__setattr__(self, "heldout_split", check_split(self.heldout_split, where="heldout_split"))
+        if self.heldout_split not in ("test", "validation"):
+            raise CurriculumConfigError(
+                f"heldout_split={self.heldout_split!r}; choose test (reported figures) or validation (pilots, tuning)"
+            )
         if self.heldout_size < 0:
             raise CurriculumConfigError(f"heldout_size={self.heldout_size!r} must be >= 0 (0: no held-out set)")
         if self.heldout_size and self.trainer != "grpo":
@@ -227,14 +242,20 @@ class CurriculumConfig:
         data = {
             k: v
             for k, v in self.to_dict().items()
-            if k != "phases" and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
+            if k not in self._unjudged() and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def _unjudged(self) -> tuple[str, ...]:
+        """Settings a run folder's fingerprint leaves out: ``phases`` (a run may be extended), and ``heldout_split``
+        without a held-out set (a folder with one, written before the content split, is refused: its held-out tasks
+        were another set)."""
+        return ("phases",) if self.heldout_size else ("phases", "heldout_split")
 
     def differences(self, other: dict[str, Any]) -> list[str]:
         """``key: theirs -> ours`` for every setting (but ``phases``) that differs from ``other``."""
         ours, other = self.to_dict(), {**LATER_DEFAULTS, **other}
-        keys = sorted((set(ours) | set(other)) - {"phases"})
+        keys = sorted((set(ours) | set(other)) - set(self._unjudged()))
         return [f"{k}: {other.get(k)!r} -> {ours.get(k)!r}" for k in keys if other.get(k) != ours.get(k)]
 
 

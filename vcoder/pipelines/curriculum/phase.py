@@ -32,6 +32,8 @@ REPORT_KEYS = (
     "algorithm",
     "heldout_success_before",
     "heldout_success",
+    "heldout_split",
+    "heldout_digest",
 )
 
 
@@ -268,6 +270,9 @@ def run_phase(
         "algorithm": config.algorithm,
         "heldout_success_before": heldout_before["success"] if heldout_before else None,
         "heldout_success": heldout_after["success"] if heldout_after else None,
+        # what the held-out figures were measured on: the split and the digest of its tasks' content keys
+        "heldout_split": config.heldout_split if config.heldout_size else None,
+        "heldout_digest": _heldout_digest(config),
     }
     details = {
         "fingerprint": config.fingerprint(),
@@ -297,8 +302,19 @@ def _heldout_rows(config, script_args, browser) -> list[dict[str, Any]]:
     from vcoder.pipelines.curriculum.heldout import heldout_tasks
     from vcoder.pipelines.curriculum.tasks import task_rows
 
-    tasks = heldout_tasks(config.kinds, config.heldout_size, seed=config.heldout_seed)
+    tasks = heldout_tasks(config.kinds, config.heldout_size, seed=config.heldout_seed, split=config.heldout_split)
     return task_rows(tasks, trainer=config.trainer, script_args=script_args, pool=browser)
+
+
+def _heldout_digest(config) -> str | None:
+    """The split digest of the held-out set (None without one)."""
+    if not config.heldout_size:
+        return None
+    from vcoder.data.splits import split_digest
+    from vcoder.pipelines.curriculum.heldout import heldout_tasks
+
+    tasks = heldout_tasks(config.kinds, config.heldout_size, seed=config.heldout_seed, split=config.heldout_split)
+    return split_digest(t["content_key"] for t in tasks)
 
 
 def _heldout_measure(config, script_args, training_args, rows):

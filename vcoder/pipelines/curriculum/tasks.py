@@ -10,6 +10,11 @@ A task is a plain JSON mapping ``{"id", "kind", "source", "instruction", "test_c
 
 Offline, the generators are the task space and the next phase's mix is chosen by per-kind success
 (:func:`choose_mix`): kinds whose success rate lies in the band first, nearest the band's middle first.
+
+Screenshot tasks are split by content like the one-shot quickstart's pages (:func:`task_split`: the page's heading,
+block labels and columns, with the quickstart's salt): training pools draw only ``train`` pages, so the held-out
+pages (``test``, or ``validation`` for pilots) are neither in a pool nor among the quickstart SFT's training pages
+that the CPU curricula start from.
 """
 
 from __future__ import annotations
@@ -72,9 +77,43 @@ def offline_task(kind: str, seed: int) -> dict[str, Any]:
     }
 
 
+def task_content(kind: str, seed: int) -> str:
+    """The content key of a generator task: a screenshot task's page content
+    (:func:`vcoder.data.synthetic.content_key`), an interactive task's cases (steps and expectations)."""
+    if kind.startswith(SCREENSHOT_PREFIX):
+        from vcoder.data.synthetic import content_key, generate_page
+
+        return content_key(generate_page(seed, difficulty=int(kind[len(SCREENSHOT_PREFIX) :])))
+    cases = offline_task(kind, seed)["test_cases"]
+    return f"{kind}:" + json.dumps([[c.get("steps", []), c["expect"]] for c in cases], sort_keys=True)
+
+
+def task_split(kind: str, seed: int) -> str:
+    """The split of a generator task, from its content (screenshot pages share the one-shot quickstart's split)."""
+    from vcoder.data.splits import content_split
+
+    salt = "synthetic" if kind.startswith(SCREENSHOT_PREFIX) else "interactive"
+    return content_split(task_content(kind, seed), salt=salt)
+
+
+def _train_seed(kind: str, seed: int, used: set[tuple[str, int]]) -> int:
+    """The first seed from ``seed`` on that is not ``used`` and, for a screenshot kind, whose page is in ``train``
+    (interactive kinds have no held-out set: any seed trains)."""
+    while (kind, seed) in used or (kind.startswith(SCREENSHOT_PREFIX) and task_split(kind, seed) != "train"):
+        seed += 1
+    used.add((kind, seed))
+    return seed
+
+
 def initial_pool(kinds: Sequence[str], n: int, *, seed: int = 0) -> list[dict[str, Any]]:
-    """``n`` tasks cycling through ``kinds`` (task ``i`` uses seed ``seed + i // len(kinds)``)."""
-    return [offline_task(kinds[i % len(kinds)], seed + i // len(kinds)) for i in range(n)]
+    """``n`` training tasks cycling through ``kinds``: task ``i`` uses the first free seed from
+    ``seed + i // len(kinds)`` on (a screenshot kind's seeds skip pages outside ``train``)."""
+    used: set[tuple[str, int]] = set()
+    return [offline_task(k, _train_seed(k, seed + i // len(kinds), used)) for i, k in _cycle(kinds, n)]
+
+
+def _cycle(kinds: Sequence[str], n: int) -> list[tuple[int, str]]:
+    return [(i, kinds[i % len(kinds)]) for i in range(n)]
 
 
 def band_distance(rate: float, low: float, high: float) -> float:
@@ -109,9 +148,11 @@ def choose_mix(
 
 
 def new_offline_tasks(kinds: Sequence[str], *, phase: int, base_seed: int) -> list[dict[str, Any]]:
-    """One fresh task per entry of ``kinds``; phase ``p`` draws seeds from ``base_seed + 10_000 (p + 1)`` on, so
-    they never repeat the initial pool's or another phase's."""
-    return [offline_task(kind, base_seed + 10_000 * (phase + 1) + i) for i, kind in enumerate(kinds)]
+    """One fresh training task per entry of ``kinds``; phase ``p`` draws seeds from ``base_seed + 10_000 (p + 1)``
+    on (entry ``i`` from ``+ i``, a screenshot kind's seeds skipping pages outside ``train``), so they never repeat
+    the initial pool's or another phase's."""
+    base, used = base_seed + 10_000 * (phase + 1), set()
+    return [offline_task(kind, _train_seed(kind, base + i, used)) for i, kind in enumerate(kinds)]
 
 
 def task_rows(

@@ -67,6 +67,7 @@ def synthetic_rows(
     exclude: set[str] | frozenset[str] = frozenset(),
     progress: bool = False,
     pool=None,
+    split: str | None = None,
 ) -> list[dict[str, Any]]:
     """Generate ``n`` distinct synthetic pages and screenshot them with the rendering engine.
 
@@ -85,17 +86,23 @@ def synthetic_rows(
         exclude: HTML digests (``vcoder.data.synthetic.page_digest``) to leave out.
         progress: show a progress bar while rendering.
         pool: a ``BrowserPool`` to render with (default: a private one, closed afterwards).
+        split: None, or only pages whose content is in this split (``train``, ``validation``, ``test``), one page per
+            content (:func:`vcoder.data.synthetic.split_pages`; ``exclude`` is then not needed).
 
     Returns:
         Rows ``{"prompt", "image" (PIL RGB), "html", "id"}``.
     """
     from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
-    from vcoder.data.synthetic import generate_page, page_digest
+    from vcoder.data.synthetic import generate_page, page_digest, split_pages
     from vcoder.images import resize_to_max_pixels
     from vcoder.rendering import pool_or_private
 
     pages, seen = [], set(exclude)
     candidate = seed * 1_000_003
+    if split is not None:
+        pages = split_pages(n, seed=seed, split=split, difficulty=difficulty)
+        if any(page_digest(p.html) in seen for p in pages):
+            raise ValueError(f"a {split} page is in exclude; pass exclude or split, not both")
     while len(pages) < n:
         page = generate_page(candidate, difficulty=difficulty)
         candidate += 1

@@ -94,7 +94,7 @@ class StepGRPOScriptArguments:
     )
     site_task_split: str = field(
         default="train",
-        metadata={"help": "dataset=site_kinds: the split the tasks come from (train, validation or heldout)."},
+        metadata={"help": "dataset=site_kinds: the split the tasks come from (train, validation or test)."},
     )
     dataset_seed: int = field(default=0, metadata={"help": "Seed of the generated tasks and of the sample."})
     max_samples: int | None = field(
@@ -184,12 +184,13 @@ class StepGRPOScriptArguments:
                 f"webgen-agent_train_step-grpo.jsonl; got {self.dataset_source!r}"
             )
         if self.dataset == "site_kinds":
-            from vcoder.data.site_kinds import SPLITS
+            from vcoder.data.splits import SPLITS, check_split
 
-            if self.site_task_split not in SPLITS:
+            if self.site_task_split not in (*SPLITS, "heldout"):
                 raise ValueError(
                     f"site_task_split={self.site_task_split!r} is not a split; choose among {list(SPLITS)}"
                 )
+            self.site_task_split = check_split(self.site_task_split, where="site_task_split")
         if self.dataset in ("site_tasks", "site_kinds") and self.site_task_samples < 1:
             raise ValueError(f"site_task_samples={self.site_task_samples} must be at least 1")
         if self.max_samples is not None and self.max_samples < 1:

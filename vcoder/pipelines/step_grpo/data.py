@@ -66,7 +66,6 @@ def task_rows(script_args) -> list[dict[str, Any]]:
     """
     from vcoder.data import load_webgen_bench, load_webgen_instruct, site_tasks
     from vcoder.data.interactive import KINDS
-    from vcoder.data.site_kinds import KINDS as SITE_KINDS
     from vcoder.data.site_kinds import kind_tasks
     from vcoder.data.webgen_bench import HUB_ID
     from vcoder.sites.records import SiteTask
@@ -76,7 +75,7 @@ def task_rows(script_args) -> list[dict[str, Any]]:
         rows = site_tasks(script_args.site_task_samples, script_args.dataset_seed, kinds=kinds)
     elif script_args.dataset == "site_kinds":
         split, n, seed = script_args.site_task_split, script_args.site_task_samples, script_args.dataset_seed
-        rows = kind_tasks(n, seed, split=split, kinds=tuple(script_args.site_task_kinds or SITE_KINDS))
+        rows = kind_tasks(n, seed, split=split, kinds=script_args.site_task_kinds or None)
     elif script_args.dataset == "webgen_instruct":
         rows = load_webgen_instruct(script_args.dataset_source)
     elif script_args.dataset == "webgen_bench":
