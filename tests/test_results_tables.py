@@ -139,3 +139,14 @@ def test_vcoder_with_vcoder_record_writes_the_result_file_of_a_finished_run(tmp_
     monkeypatch.setenv("VCODER_RECORD", "0")
     (tmp_path / "results" / "web_agent" / "seed0.json").unlink()
     assert main(argv) == 0 and not (tmp_path / "results" / "web_agent" / "seed0.json").exists()
+
+
+def test_a_quickstart_summary_names_its_split_and_digests(tmp_path):
+    heldout = {"sft": {"accuracy": 0.5}, "step_grpo": {"accuracy": 0.6}}
+    summary = {"seed": 0, "n_heldout": 32, "wall_s": 400.0, "heldout": heldout, "split": "test"}
+    (tmp_path / "summary.json").write_text(json.dumps({**summary, "split_digest": "aaaa", "train_digest": "bbbb"}))
+    figures, splits, measured_on = figures_of("agent_quickstart", tmp_path)
+    assert measured_on == "test" and figures["heldout"] == heldout
+    assert splits == {"test": {"digest": "aaaa", "basis": "content"}, "train": {"digest": "bbbb", "basis": "content"}}
+    (tmp_path / "summary.json").write_text(json.dumps(summary))  # a summary from before the splits: ids scored
+    assert figures_of("agent_quickstart", tmp_path)[1]["test"]["basis"] == "ids"

@@ -118,9 +118,12 @@ def _summary_splits(summary: dict[str, Any]) -> dict[str, dict[str, Any]] | None
     """Splits a loop wrote itself: ``{"splits": {name: {"digest", ...}}}`` or ``{"split", "split_digest"}``."""
     if isinstance(summary.get("splits"), dict):
         return {k: {**v, "basis": v.get("basis", "content")} for k, v in summary["splits"].items()}
-    if summary.get("split_digest"):
-        return {summary.get("split", "heldout"): {"digest": summary["split_digest"], "basis": "content"}}
-    return None
+    out = {}
+    if summary.get("split_digest"):  # the quickstarts (issue 35): the scored split's digest and the training one's
+        out[summary.get("split", "heldout")] = {"digest": summary["split_digest"], "basis": "content"}
+    if summary.get("train_digest"):
+        out["train"] = {"digest": summary["train_digest"], "basis": "content"}
+    return out or None
 
 
 def figures_of(loop: str, out: Path) -> tuple[dict[str, Any], dict[str, Any], str]:
@@ -166,9 +169,12 @@ def figures_of(loop: str, out: Path) -> tuple[dict[str, Any], dict[str, Any], st
 
                 tasks = read_tasks(path)
                 splits[name] = {"digest": split_digest(tasks), "n": len(tasks), "basis": "content"}
-    else:
-        measured_on = summary.get("split", "heldout")
-        splits = _summary_splits(summary) or {}
+    else:  # the curricula's phase reports name their held-out split and its digest (issue 35)
+        last = phases[-1]
+        measured_on = last.get("heldout_split") or summary.get("split", "heldout")
+        splits = (
+            {measured_on: {"digest": last["heldout_digest"], "basis": "content"}} if last.get("heldout_digest") else {}
+        )
         if not splits and config.get("heldout_size"):
             from vcoder.pipelines.curriculum.heldout import heldout_tasks
 
