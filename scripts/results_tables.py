@@ -33,6 +33,8 @@ def read_results(results: Path, loop: str) -> list[dict]:
             raise ValueError(
                 f"{path}: loop/seed/schema {record.get('loop')}/{record.get('seed')}/{record.get('schema')}"
             )
+        if record.get("measured_on") == "validation":
+            raise ValueError(f"{path}: measured on validation; the tables report test (move it to {loop}/validation/)")
         rows.append(record)
     return rows
 

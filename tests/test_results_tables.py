@@ -150,3 +150,18 @@ def test_a_quickstart_summary_names_its_split_and_digests(tmp_path):
     assert splits == {"test": {"digest": "aaaa", "basis": "content"}, "train": {"digest": "bbbb", "basis": "content"}}
     (tmp_path / "summary.json").write_text(json.dumps(summary))  # a summary from before the splits: ids scored
     assert figures_of("agent_quickstart", tmp_path)[1]["test"]["basis"] == "ids"
+
+
+def test_a_validation_run_is_kept_apart_from_the_reported_tables(tmp_path):
+    root, results = documents(tmp_path)
+    pilot = {**agent_record(3, 0.1, 0.9), "measured_on": "validation"}
+    (results / "agent_quickstart" / "seed3.json").write_text(json.dumps(pilot))
+    with pytest.raises(ValueError, match="measured on validation"):
+        tables.read_results(results, "agent_quickstart")
+    out = tmp_path / "q"
+    out.mkdir()
+    summary = {"seed": 3, "n_heldout": 8, "wall_s": 1.0, "heldout": {"sft": {"accuracy": 0.1}}, "split": "validation"}
+    (out / "summary.json").write_text(json.dumps({**summary, "split_digest": "cccc"}))
+    argv = ["quickstart", "--agent", "--seed", "3", "--out", str(out)]
+    path = record_run(build_parser().parse_args(argv), argv, wall_s=1.0, root=results)
+    assert path == results / "agent_quickstart" / "validation" / "seed3.json"

@@ -21,7 +21,8 @@ A result file (``schema`` 1)::
      "splits": {"test": {"digest": "9f1c...", "n": 32, "basis": "content"}},
      "wall_s": 562.0, "figures": {...the loop's per-seed figures...}, "output": "outputs/quickstart-agent"}
 
-``scripts/results_tables.py`` renders the README's and ``docs/results.md``'s tables from these files.
+A run measured on the validation split (a pilot) is written to ``<loop>/validation/seed<S>.json`` instead, which no
+table reads. ``scripts/results_tables.py`` renders the README's and ``docs/results.md``'s tables from these files.
 """
 
 from __future__ import annotations
@@ -229,7 +230,8 @@ def record_run(args, argv: list[str], *, wall_s: float, root: Path) -> Path | No
         "figures": figures,
         "output": str(out),
     }
-    path = root / loop / f"seed{seed}.json"
+    # a pilot's figures (validation) never land where the tables read the reported (test) ones
+    path = root / loop / ("validation" if measured_on == "validation" else "") / f"seed{seed}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     logger.warning("VCODER_RECORD: %s", path)
