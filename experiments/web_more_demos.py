@@ -1,7 +1,7 @@
 """Pilot data (issue 24): the scripted solvers' demonstrations on more generated instances of the sites.
 
 Site instance k (``site_seed``) has other products, customers, posts and repositories than the others; give training
-instances (below 10000: :data:`vcoder.browse.splits.INSTANCE_BASE`). Tasks sharing content (an entity, answer, URL or
+instances (below 1000000: :data:`vcoder.browse.splits.INSTANCE_BASE`). Tasks sharing content (an entity, answer, URL or
 intent) with the recipe's validation or test split are left out, so nothing held out is trained on. Rows as
 ``vcoder curriculum web-sft`` writes them (``sft_element_comment`` on).
 
@@ -41,7 +41,7 @@ def main() -> None:
     with open(a.config, encoding="utf-8") as f:
         config = WebAgentConfig.from_dict({**yaml.safe_load(f), "seed": a.seed})
     if any(split_of_instance(k) != "train" for k in a.instances):
-        raise SystemExit(f"--instances {a.instances}: give training instances (site seeds below 10000)")
+        raise SystemExit(f"--instances {a.instances}: give training instances (site seeds below 1000000)")
     banned = evaluation_keys(config)
     tasks = []
     for k in a.instances:

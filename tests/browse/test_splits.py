@@ -86,4 +86,7 @@ def test_instances_are_disjoint_per_split_and_checked():
     assert sum(map(len, seen)) == len(set().union(*seen))
     with pytest.raises(ValueError, match="split='dev' must be one of"):
         instances("dev", seed=0, count=1)
+    with pytest.raises(ValueError, match=r"seed=10000: the web agent's run seeds lie in \[0, 9999\]"):
+        instances("train", seed=10_000, count=1)  # its instances would be validation's
+    assert split_of_instance(instances("train", seed=9_999, count=100)[-1]) == "train"
     assert {k[0] for k in content_keys(generate_tasks("forum", seed=0, n=3)[2])} >= {"locator", "answer", "entity"}

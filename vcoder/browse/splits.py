@@ -18,7 +18,7 @@ within a split no intent repeats. :func:`overlap` lists the pairs of tasks of tw
 
 Example:
     >>> from vcoder.browse.generate import generate_tasks
-    >>> a, b = generate_tasks("shop", seed=0, n=2), generate_tasks("shop", seed=1, n=2, site_seed=5)
+    >>> a, b = generate_tasks("shop", seed=0, n=2), generate_tasks("shop", seed=1, n=2, site_seed=2_000_000)
     >>> sorted({k[0] for k in content_keys(a[0])})
     ['answer', 'entity', 'instance', 'intent']
     >>> overlap(a, b) == []
@@ -38,7 +38,7 @@ from vcoder.browse.tasks import WebTask
 
 SPLITS = ("train", "validation", "test")
 #: the first site seed of each split's instances; run seed S, instance j of a split: base + 100 * S + j
-INSTANCE_BASE = {"train": 0, "validation": 10_000, "test": 20_000}
+INSTANCE_BASE = {"train": 0, "validation": 1_000_000, "test": 2_000_000}
 #: the order splits are drawn in: an earlier split's content is refused by the later ones
 DRAW_ORDER = ("test", "validation", "train")
 
@@ -49,6 +49,8 @@ def instances(split: str, *, seed: int, count: int) -> list[int]:
         raise ValueError(f"split={split!r} must be one of {', '.join(SPLITS)}")
     if not 1 <= count <= 100:
         raise ValueError(f"count={count!r}: a split has 1 to 100 site instances per run seed")
+    if not 0 <= seed < 10_000:  # 100 instances a seed below the next split's range
+        raise ValueError(f"seed={seed!r}: the web agent's run seeds lie in [0, 9999]")
     return [INSTANCE_BASE[split] + 100 * seed + j for j in range(count)]
 
 
