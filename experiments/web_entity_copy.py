@@ -46,7 +46,7 @@ def task_values(config_path: str, seed: int) -> dict[int, list[str]]:
     import yaml
 
     from vcoder.pipelines.web_agent.config import WebAgentConfig
-    from vcoder.pipelines.web_agent.run import split_tasks
+    from vcoder.pipelines.web_agent.split import split_tasks
 
     with open(config_path, encoding="utf-8") as f:
         config = WebAgentConfig.from_dict({**yaml.safe_load(f), "seed": seed})

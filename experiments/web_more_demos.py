@@ -1,10 +1,11 @@
 """Pilot data (issue 24): the scripted solvers' demonstrations on more generated instances of the sites.
 
-Site instance k (``site_seed``) has other products, customers, posts and repositories than instance 0, where the
-curriculum's training and held-out tasks live; tasks whose intent is one of the held-out tasks' are left out, so
-nothing held out is trained on. Rows as ``vcoder curriculum web-sft`` writes them (``sft_element_comment`` on).
+Site instance k (``site_seed``) has other products, customers, posts and repositories than the others; give training
+instances (below 1000000: :data:`vcoder.browse.splits.INSTANCE_BASE`). Tasks sharing content (an entity, answer, URL or
+intent) with the recipe's validation or test split are left out, so nothing held out is trained on. Rows as
+``vcoder curriculum web-sft`` writes them (``sft_element_comment`` on).
 
-    PYTHONPATH=$PWD python experiments/web_more_demos.py --instances 1 2 3 4 --out /tmp/more.jsonl
+    PYTHONPATH=$PWD python experiments/web_more_demos.py --instances 5 6 7 8 --out /tmp/more.jsonl
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import asyncio
 
 import yaml
 
-from vcoder.browse import ScriptedSolver, arun_episode, generate_tasks
+from vcoder.browse import ScriptedSolver, arun_episode
 from vcoder.browse.records import sft_rows, write_jsonl
+from vcoder.browse.splits import draw_tasks, split_of_instance
 from vcoder.pipelines.web_agent.config import WebAgentConfig
-from vcoder.pipelines.web_agent.run import split_tasks
+from vcoder.pipelines.web_agent.split import evaluation_keys
 from vcoder.rendering import BrowserPool
 
 
@@ -38,13 +40,13 @@ def main() -> None:
     a = ap.parse_args()
     with open(a.config, encoding="utf-8") as f:
         config = WebAgentConfig.from_dict({**yaml.safe_load(f), "seed": a.seed})
-    _, held = split_tasks(config)
-    banned = {t.intent for t in held}
+    if any(split_of_instance(k) != "train" for k in a.instances):
+        raise SystemExit(f"--instances {a.instances}: give training instances (site seeds below 1000000)")
+    banned = evaluation_keys(config)
     tasks = []
     for k in a.instances:
         for site in config.sites:
-            more = [t for t in generate_tasks(site, seed=k, n=6 * a.per_site, site_seed=k) if t.intent not in banned]
-            tasks += list({t.intent: t for t in more}.values())[: a.per_site]
+            tasks += draw_tasks(site, [k], n=a.per_site, seed=f"more:{k}", banned=banned)
     with BrowserPool(max_pages=1) as pool:
         episodes = asyncio.run(_solve(tasks, pool, config.step_budget))
     rows = [row for e in episodes if e.evaluation.success for row in sft_rows(e)]

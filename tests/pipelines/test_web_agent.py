@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from vcoder.browse.prompt import step_prompt
+from vcoder.browse.splits import overlap, split_of_instance
 from vcoder.pipelines.web_agent.config import WebAgentConfig
-from vcoder.pipelines.web_agent.run import split_tasks
+from vcoder.pipelines.web_agent.split import split_tasks, web_splits
 
 
 def test_heldout_tasks_are_never_trained_on():
-    config = WebAgentConfig(train_per_site=4, heldout_per_site=3, seed=1)
+    config = WebAgentConfig(train_per_site=4, heldout_per_site=3, validation_per_site=2, seed=1)
     train, heldout = split_tasks(config)
     assert len(train) == 16 and len(heldout) == 12
-    assert not {t.intent for t in train} & {t.intent for t in heldout}
+    assert not overlap(train, heldout)
     assert len({t.task_id for t in [*train, *heldout]}) == 28
     assert split_tasks(config) == (train, heldout)  # seeded
+    validation = split_tasks(dataclasses.replace(config, heldout_split="validation"))[1]
+    assert len(validation) == 8 and not overlap(train, validation) and not overlap(validation, heldout)
+    with pytest.raises(ValueError, match="heldout_split='train' must be validation or test"):
+        WebAgentConfig(heldout_split="train")
+
+
+def test_the_pool_grows_on_training_instances_apart_from_the_evaluation_splits():
+    from vcoder.pipelines.web_agent.run import new_instances
+
+    config = WebAgentConfig(train_per_site=6, heldout_per_site=2, validation_per_site=2, new_tasks_per_phase=4, seed=2)
+    splits = web_splits(config)
+    fresh = [t for site in new_instances(config, 1, splits["train"], splits["test"]) for t in site]
+    assert len(fresh) >= 4 * len(config.sites)
+    assert {split_of_instance(t.site_seed) for t in fresh} == {"train"}
+    assert not overlap(fresh, [*splits["validation"], *splits["test"]])
+    assert not {t.intent for t in fresh} & {t.intent for t in splits["train"]}
 
 
 def test_the_recipe_is_checked():

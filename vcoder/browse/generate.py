@@ -24,6 +24,18 @@ from vcoder.browse.tasks import TaskEval, WebTask
 Make = Callable[[random.Random, dict[str, Any]], tuple[str, dict[str, Any], str, TaskEval, list[dict[str, Any]]]]
 
 
+#: the texts typed by the reply and new-issue templates (more than a split needs: splits keep answers apart)
+_REPLIES = [
+    "Great post!", "Thanks for sharing.", "I disagree.", "Very helpful.", "Well said.", "Interesting idea.",
+    "Any sources?", "Same here.", "Nice photos!", "Count me in.", "Good point.", "Not convinced.",
+]  # fmt: skip
+_NEW_ISSUES = [
+    "Update the changelog", "Add type hints", "Crash on start", "Document the API", "Pin the dependencies",
+    "Add a logo", "Fix the build badge", "Support Python 3.13", "Add examples", "Speed up the tests",
+    "Rename the main module", "Add a config file",
+]  # fmt: skip
+
+
 def _money(cents: int) -> str:
     return f"${cents / 100:.2f}"
 
@@ -175,7 +187,7 @@ def _upvote(rng, st):
 
 def _comment(rng, st):
     p = rng.choice(st["posts"])
-    text = rng.choice(["Great post!", "Thanks for sharing.", "I disagree.", "Very helpful."])
+    text = rng.choice(_REPLIES)
     plan = [
         {"do": "click", "text": f"f/{p['forum']}"},
         {"do": "click", "text": p["title"]},
@@ -252,7 +264,7 @@ def _star(rng, st):
 
 def _new_issue(rng, st):
     p = rng.choice(st["projects"])
-    title = rng.choice(["Update the changelog", "Add type hints", "Crash on start", "Document the API"])
+    title = rng.choice(_NEW_ISSUES)
     plan = [
         {"do": "click", "text": f"{p['owner']} / {p['name']}"},
         {"do": "click", "text": "New issue"},

@@ -33,13 +33,37 @@ ENTRY = "index.html"
 
 _ADJ = ["Red", "Compact", "Classic", "Smart", "Organic", "Bamboo", "Steel", "Wireless", "Vintage", "Cozy", "Sport"]
 _NOUN = ["Lamp", "Kettle", "Backpack", "Mug", "Headphones", "Blanket", "Chair", "Notebook", "Bottle", "Speaker"]
-_CATS = ["Home", "Kitchen", "Outdoor", "Electronics", "Office"]
+# the pools below are larger than one instance needs, so that splits can hold different entities (issue 35): an
+# instance takes 5 categories, 4 groups, 4 forums and 4 projects of them
+_CATS = [
+    "Home", "Kitchen", "Outdoor", "Electronics", "Office", "Garden", "Toys", "Sports", "Books", "Music", "Travel",
+    "Bath", "Pets", "Crafts",
+]  # fmt: skip
+_GROUPS = [
+    "General", "Wholesale", "Retailer", "VIP", "Partner", "Staff", "Student", "Trade", "Gold", "Silver", "Bronze",
+    "Startup", "Nonprofit", "Family",
+]  # fmt: skip
 _FIRST = ["Ada", "Bilal", "Chen", "Dana", "Emil", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kira", "Luis"]
 _LAST = ["Moreau", "Okafor", "Silva", "Tanaka", "Weber", "Novak", "Haddad", "Berg"]
-_FORUMS = ["books", "cooking", "gadgets", "travel"]
-_TOPICS = ["sourdough", "night trains", "e-readers", "cast iron", "hiking boots", "film cameras", "tea", "maps"]
+_FORUMS = [
+    "books", "cooking", "gadgets", "travel", "music", "gardening", "cycling", "movies", "chess", "coffee", "running",
+    "science", "history", "photography", "woodwork", "languages",
+]  # fmt: skip
+_TOPICS = [
+    "sourdough", "night trains", "e-readers", "cast iron", "hiking boots", "film cameras", "tea", "maps", "board games",
+    "vinyl records", "fountain pens", "houseplants", "sea kayaks", "podcasts", "jigsaw puzzles", "bread machines",
+]  # fmt: skip
 _FORMS = ["Why I switched to {}", "Best {} of the year?", "A beginner's guide to {}", "Ask me about {}"]
-_REPOS = ["kv-store", "tiny-http", "pixel-diff", "task-queue", "json-lint", "geo-tools"]
+_REPOS = [
+    f"{a}-{b}"
+    for a in ("kv", "tiny", "pixel", "task", "json", "geo", "log", "auth")
+    for b in ("store", "http", "diff", "queue", "lint", "tools")
+]
+_LICENSES = [
+    "MIT License", "Apache License 2.0", "BSD 3-Clause License", "BSD 2-Clause License", "GNU GPL v3", "GNU LGPL v2.1",
+    "Mozilla Public License 2.0", "ISC License", "The Unlicense", "Eclipse Public License 2.0", "Boost Software License",
+    "zlib License",
+]  # fmt: skip
 _ISSUES = [
     "Crash on empty input",
     "Add a --verbose flag",
@@ -49,16 +73,21 @@ _ISSUES = [
     "Typo in README",
     "Memory leak in cache",
     "Flaky test in CI",
+    "Broken link in docs",
+    "Add a changelog",
+    "Unicode names fail",
+    "Config file ignored",
 ]
 
 
 def _shop(rng: random.Random) -> dict[str, Any]:
     names = rng.sample([f"{a} {n}" for a in _ADJ for n in _NOUN], 12)
+    cats = rng.sample(_CATS, 5)
     products = [
         {
             "id": i + 1,
             "name": name,
-            "category": rng.choice(_CATS),
+            "category": rng.choice(cats),
             "price": rng.randrange(500, 20000, 5),
             "rating": rng.randint(1, 5),
             "description": f"A {name.lower()} for everyday use.",
@@ -76,7 +105,7 @@ def _shop(rng: random.Random) -> dict[str, Any]:
 
 def _admin(rng: random.Random) -> dict[str, Any]:
     people = rng.sample([f"{f} {last}" for f in _FIRST for last in _LAST], 8)
-    groups = ["General", "Wholesale", "Retailer", "VIP"]
+    groups = rng.sample(_GROUPS, 4)
     customers = [
         {"id": i + 1, "name": n, "email": n.lower().replace(" ", ".") + "@example.com", "group": rng.choice(groups)}
         for i, n in enumerate(people)
@@ -97,11 +126,12 @@ def _admin(rng: random.Random) -> dict[str, Any]:
 
 def _forum(rng: random.Random) -> dict[str, Any]:
     titles = rng.sample([f.format(t) for f in _FORMS for t in _TOPICS], 10)
+    forums = rng.sample(_FORUMS, 4)
     people = [f.lower() for f in _FIRST]
     posts = [
         {
             "id": i + 1,
-            "forum": _FORUMS[i % len(_FORUMS)],
+            "forum": forums[i % len(forums)],
             "title": t,
             "author": rng.choice(people),
             "score": rng.randint(0, 60),
@@ -110,7 +140,7 @@ def _forum(rng: random.Random) -> dict[str, Any]:
         }
         for i, t in enumerate(titles)
     ]
-    return {"forums": _FORUMS, "posts": posts, "votes": {}, "next_post": len(posts) + 1}
+    return {"forums": forums, "posts": posts, "votes": {}, "next_post": len(posts) + 1}
 
 
 def _repo(rng: random.Random) -> dict[str, Any]:
@@ -123,11 +153,11 @@ def _repo(rng: random.Random) -> dict[str, Any]:
                 "label": rng.choice(["bug", "feature", "docs"]),
                 "state": rng.choice(["opened", "opened", "closed"]),
             }
-            for k, t in enumerate(rng.sample(_ISSUES, rng.randint(2, 5)))
+            for k, t in enumerate(rng.sample(_ISSUES, rng.randint(2, 7)))
         ]
         files = {
             "README.md": f"# {name}\n\nversion {rng.randint(1, 4)}.{rng.randint(0, 9)}",
-            "LICENSE": rng.choice(["MIT License", "Apache License 2.0", "BSD 3-Clause License"]),
+            "LICENSE": rng.choice(_LICENSES),
             f"src/{name.replace('-', '_')}.py": f"def main():\n    return {rng.randint(1, 99)}\n",
         }
         projects.append(

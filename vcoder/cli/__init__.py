@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+import time
 
 from vcoder.cli import (
     agent,
@@ -26,6 +28,7 @@ from vcoder.cli import (
     serve,
     train,
 )
+from vcoder.cli.record import target_dir as record_dir
 from vcoder.names import respell_flags
 
 # subcommand -> module; every module is imported here, so one that fails to import fails `vcoder` with its error
@@ -84,4 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    record = record_dir(os.environ.get("VCODER_RECORD"))
+    started = time.perf_counter()
+    code = int(args.func(args) or 0)
+    if record is not None and code == 0:  # VCODER_RECORD=1: a finished learning loop writes its result file
+        from vcoder.cli.record import record_run
+
+        record_run(args, argv, wall_s=time.perf_counter() - started, root=record)
+    return code

@@ -45,7 +45,23 @@ class WebAgentConfig:
     seed: int = field(default=0, metadata=_help("Seed of the run: task instances, sampling, training order."))
     sites: tuple[str, ...] = field(default=("shop", "admin", "forum", "repo"), metadata=_help("Sites trained on."))
     train_per_site: int = field(default=8, metadata=_help("Training tasks per site in phase 0's pool."))
-    heldout_per_site: int = field(default=5, metadata=_help("Held-out tasks per site (never trained on)."))
+    heldout_per_site: int = field(
+        default=5, metadata=_help("Test tasks per site (never trained on: other site instances, entities, answers).")
+    )
+    validation_per_site: int = field(
+        default=5, metadata=_help("Validation tasks per site (apart from training and test, as the test tasks are).")
+    )
+    heldout_split: str = field(
+        default="test",
+        metadata=_help(
+            "The split the phases' held-out success is measured on: test (reported figures) or validation (pilots, "
+            "sweeps and the choices they make)."
+        ),
+    )
+    train_instances: int = field(default=4, metadata=_help("Site instances (data seeds) the training tasks run on."))
+    heldout_instances: int = field(
+        default=2, metadata=_help("Site instances of the validation split, and as many of the test split.")
+    )
     phases: int = field(default=3, metadata=_help("Curriculum phases."))
     rollouts_per_task: int = field(default=2, metadata=_help("Sampled episodes per pool task per phase."))
     rollout_tasks: int = field(
@@ -143,7 +159,20 @@ class WebAgentConfig:
             )
         if self.rollout_tasks < 0:
             raise ValueError(f"rollout_tasks={self.rollout_tasks!r} must be >= 0 (0: the whole pool)")
-        for name in ("train_per_site", "heldout_per_site", "phases", "rollouts_per_task", "step_budget", "batch_size"):
+        if self.heldout_split not in ("validation", "test"):
+            raise ValueError(f"heldout_split={self.heldout_split!r} must be validation or test (never train)")
+        for name in ("train_instances", "heldout_instances"):
+            if not 1 <= getattr(self, name) <= 100:
+                raise ValueError(f"{name}={getattr(self, name)!r} must lie in [1, 100]")
+        for name in (
+            "train_per_site",
+            "heldout_per_site",
+            "validation_per_site",
+            "phases",
+            "rollouts_per_task",
+            "step_budget",
+            "batch_size",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
         if self.algorithm not in ALGORITHMS:

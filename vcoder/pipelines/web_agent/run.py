@@ -25,7 +25,11 @@ writer gives nothing usable). Written tasks have no evaluator: the ORM (``orm_mo
 ``orm_judged`` how many episodes the ORM judged. Every episode an evaluator judged is appended to
 ``phase_<k>/verdicts.jsonl`` (the ORM's training input; the ORM's own verdicts never are).
 
-Files: ``tasks/heldout.json`` and ``tasks/train.json`` (WebArena's template), per phase ``pool.jsonl``,
+The tasks come in three splits apart by content (:mod:`.split`): training tasks (and every task a phase adds) on the
+training site instances, validation and test tasks on instances of their own, sharing no entity, answer, URL or intent
+with training; ``heldout`` in the reports is the ``heldout_split`` (``test`` unless a pilot chooses on validation).
+
+Files: ``tasks/train.json``, ``tasks/validation.json``, ``tasks/test.json`` (WebArena's template), per phase ``pool.jsonl``,
 ``episodes.jsonl``, ``verdicts.jsonl``, ``replay_buffer.jsonl``, ``model/``, (webrl) ``critic.pt``, (writer)
 ``written_tasks.json``, ``report.json`` (written last: a complete phase), ``curriculum.json`` and (writer)
 ``writer_cache.jsonl``. A rerun skips complete phases.
@@ -42,13 +46,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from vcoder.browse import WebTask, arun_episode, generate_tasks, write_tasks
+from vcoder.browse import WebTask, arun_episode, write_tasks
 from vcoder.browse.records import replay_items, verdict_record, write_jsonl
+from vcoder.browse.splits import split_digest
 from vcoder.models.loading import save_policy
 from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.judging import judge_episodes
 from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
+from vcoder.pipelines.web_agent.split import new_train_tasks, web_splits
 from vcoder.pipelines.web_agent.writer import write_phase_tasks
 
 logger = logging.getLogger(__name__)
@@ -95,23 +101,6 @@ def demo_replay(model_dir: str | Path) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
-
-
-def split_tasks(config: WebAgentConfig) -> tuple[list[WebTask], list[WebTask]]:
-    """``(train, heldout)``: held-out instances first, then training instances whose intents differ from them."""
-    heldout, train = [], []
-    for site in config.sites:
-        held = generate_tasks(site, seed=10_000 + config.seed, n=config.heldout_per_site)
-        seen = {t.intent for t in held}
-        more = [t for t in generate_tasks(site, seed=config.seed, n=6 * config.train_per_site) if t.intent not in seen]
-        unique = list({t.intent: t for t in more}.values())
-        heldout += held
-        train += unique[: config.train_per_site]
-
-    def renumber(tasks: list[WebTask], base: int) -> list[WebTask]:
-        return [WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(tasks)]
-
-    return renumber(train, 0), renumber(heldout, 100_000)
 
 
 def success_table(episodes) -> dict[str, Any]:
@@ -161,17 +150,14 @@ def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts,
 
 
 def new_instances(config: WebAgentConfig, phase: int, pool, heldout, *, keep=None) -> list[list[WebTask]]:
-    """Per site of ``config.sites``, the phase's fresh task instances (``keep``'s, when given) whose intent is in
-    neither the pool, the held-out set nor an earlier site's list: the candidates a phase grows its pool from."""
-    seen = {t.intent for t in pool} | {t.intent for t in heldout}
+    """Per site of ``config.sites``, the phase's fresh task instances (``keep``'s, when given) on the training site
+    instances, apart from the validation and test splits by content, whose intent is in neither the pool, the
+    held-out set nor an earlier site's list: the candidates a phase grows its pool from."""
+    seen = {" ".join(t.intent.split()).lower() for t in [*pool, *heldout]}
     per_site = []
     for site in config.sites:
-        fresh = []
-        for t in generate_tasks(site, seed=1_000 * (phase + 1) + config.seed, n=6 * config.new_tasks_per_phase):
-            if (keep is None or keep(t)) and t.intent not in seen:
-                seen.add(t.intent)
-                fresh.append(t)
-        per_site.append(fresh)
+        fresh = new_train_tasks(config, phase, site, 6 * config.new_tasks_per_phase, seen)
+        per_site.append([t for t in fresh if keep is None or keep(t)])
     return per_site
 
 
@@ -280,6 +266,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         "rollout_tasks": len(tasks),
         "success_rate": success_table(rollouts)["success"],
         "rollouts": success_table(rollouts),
+        "heldout_split": config.heldout_split,
         "heldout_success_before": before["success"],
         "heldout_success": after["success"],
         "heldout_before": before,
@@ -332,9 +319,10 @@ def run_web_curriculum(config: WebAgentConfig, run_dir: str | Path, *, stop_afte
     if saved.exists() and {**LATER_DEFAULTS, **json.loads(saved.read_text())["config"]} != config.to_dict():
         raise ValueError(f"{run_dir} was made by another web_agent config; pass a new --out")
     saved.write_text(json.dumps({"config": config.to_dict()}, indent=1) + "\n")
-    train, heldout = split_tasks(config)
-    write_tasks(train, run_dir / "tasks" / "train.json")
-    write_tasks(heldout, run_dir / "tasks" / "heldout.json")
+    splits = web_splits(config)
+    for name, tasks in splits.items():
+        write_tasks(tasks, run_dir / "tasks" / f"{name}.json")
+    train, heldout = splits["train"], splits[config.heldout_split]
     reports: list[dict[str, Any]] = []
     buffer = demo_replay(config.model_name_or_path) if config.replay_demos else []
     pool, start, before = train, config.model_name_or_path, None
@@ -355,6 +343,8 @@ def run_web_curriculum(config: WebAgentConfig, run_dir: str | Path, *, stop_afte
         "config": config.to_dict(),
         "phases": reports,
         "complete": len(reports) >= config.phases,
+        "heldout_split": config.heldout_split,
+        "splits": {name: {"tasks": len(tasks), "digest": split_digest(tasks)} for name, tasks in splits.items()},
         "heldout_success_before": reports[0]["heldout_success_before"] if reports else None,
         "heldout_success": reports[-1]["heldout_success"] if reports else None,
         "final_model": str(run_dir / f"phase_{len(reports) - 1}" / "model") if reports else None,

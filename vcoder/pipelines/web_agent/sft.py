@@ -23,7 +23,8 @@ from vcoder.browse.records import sft_rows, write_jsonl
 from vcoder.models.loading import save_policy
 from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.lm import train_nll
-from vcoder.pipelines.web_agent.run import load_policy, split_tasks
+from vcoder.pipelines.web_agent.run import load_policy
+from vcoder.pipelines.web_agent.split import split_tasks
 
 logger = logging.getLogger(__name__)
 
