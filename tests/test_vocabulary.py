@@ -297,3 +297,16 @@ def test_recipes_generate_the_value_objects_fields_instead_of_declaring_them():
 
     with pytest.raises(TypeError, match="'widht' \\(did you mean 'width'\\?\\)"):
         carries("render", RenderSpec, only=("widht",))
+
+
+def test_allow_test_split_is_one_declaration_wherever_a_recipe_trains_on_site_requests():
+    from vcoder.data.bench_guard import ALLOW_TEST_SPLIT_HELP
+
+    found = {}
+    for module, cls in RECIPES.items():
+        for f in dataclasses.fields(getattr(importlib.import_module(module), cls)):
+            if f.name == "allow_test_split":
+                found[cls] = f
+    # Step-GRPO's task rows and agent SFT's trajectories: the recipes that can train on WebGen-Bench's requests
+    assert set(found) == {"StepGRPOScriptArguments", "VCoderScriptArguments"}
+    assert all(f.default is False and f.metadata["help"] == ALLOW_TEST_SPLIT_HELP for f in found.values())

@@ -276,17 +276,25 @@ def test_a_config_cannot_read_homes_or_work_trees(bolt_sandbox, tmp_path):
     from vcoder.sites.build import HIDDEN_FOLDERS
 
     here = os.path.abspath(__file__)
-    probes = [here, "/root/.npmrc", "/etc/passwd"]
+    # a home's npm credentials, planted here (a probe of a file that may not exist passes wherever it does not)
+    npmrc = f"/root/.npmrc-vcoder-canary-{uuid.uuid4().hex}"
+    with open(npmrc, "w") as handle:
+        handle.write("//registry.npmjs.org/:_authToken=canary\n")
+    os.chmod(npmrc, 0o644)  # world-readable: only the sandbox stands in the way
+    probes = [here, npmrc, "/etc/passwd"]
     body = f"""
   const out = {{}};
   for (const p of {json.dumps(probes)}) {{
     try {{ fs.readFileSync(p); out[p] = 'read'; }} catch (e) {{ out[p] = e.code; }}
   }}
   report('reads', out);"""
-    result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out")
+    try:
+        result = build_project(write_project(tmp_path / "src", hostile(body)), tmp_path / "out")
+    finally:
+        os.unlink(npmrc)
     assert result.ok, result.error
     reads = json.loads((result.dist / "reads.json").read_text())
     assert reads["/etc/passwd"] == "read"  # the system stays readable (node, npm and vite need it)
-    assert reads["/root/.npmrc"] == "ENOENT"
+    assert reads[npmrc] == "ENOENT"
     if here.startswith(tuple(f"{d}/" for d in (*HIDDEN_FOLDERS, "/tmp"))):  # this checkout is hidden too
         assert reads[here] == "ENOENT"

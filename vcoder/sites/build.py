@@ -9,8 +9,10 @@
 - an unprivileged user for npm and vite (a fresh unnamed uid per build by default), with no capabilities and
   ``no_new_privs``;
 - the project lives on a tmpfs of ``project_mb`` (project + node_modules + dist: a full disk is the build's own
-  ``ENOSPC``, never the machine's); ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``/run/lock`` are fresh 16 MB tmpfs mounts,
-  so nothing written outside the project survives the build; the npm cache is read through an overlay;
+  ``ENOSPC``, never the machine's); ``/tmp``, ``/var/tmp``, ``/dev/shm`` are fresh 16 MB tmpfs mounts, so nothing
+  written outside the project survives the build; the npm cache is read through an overlay;
+- nothing of the host's processes: a fresh ``/proc`` for the build's PID namespace (``hidepid=2``: the builder sees
+  its own processes only), so no host PID or command line is visible;
 - limits: ``timeout_s`` wall clock for both stages (then the PID namespace is killed whole), ``memory_mb`` of
   address space per process (RLIMIT_AS; node's heap is capped below it), ``total_memory_mb`` for everything together
   (a memory cgroup, where the machine has one: many processes each under RLIMIT_AS could still add up),
@@ -18,7 +20,7 @@
 - what comes back is regular files only: links and devices in ``dist/`` are dropped, a linked ``dist/`` is refused.
 
 What the build may read: the system (``/usr``, ``/etc``, ...) as any user may, but not ``HIDDEN_FOLDERS`` (homes, the
-work trees): each is an empty tmpfs in the sandbox. Anything it reads could come back inside ``dist/`` and be shown
+work trees) nor ``SOCKET_FOLDERS`` (``/run``: the host's unix sockets): each is an empty tmpfs in the sandbox. Anything it reads could come back inside ``dist/`` and be shown
 to the model.
 
 A package outside the cache (``ENOTCACHED``), a failing build or a limit hit is a ``BuildResult`` with ``ok`` False,
@@ -58,6 +60,9 @@ SANDBOX_SCRIPT = Path(__file__).with_name("sandbox.sh")
 BUILD_MOUNT = Path(os.environ.get("VCODER_BUILD_MOUNT", "/var/lib/vcoder/build"))
 #: folders the build sees empty (people's and projects' files); the system it needs (/usr, /etc, /lib) stays
 HIDDEN_FOLDERS = ("/work", "/home", "/root", "/srv", "/mnt", "/media")
+#: folders of the host's filesystem sockets (daemons, D-Bus, Docker, databases) and run-time state, also seen empty;
+#: /tmp, /var/tmp and /dev/shm are fresh tmpfs mounts anyway, and abstract sockets belong to the (new) network namespace
+SOCKET_FOLDERS = ("/run", "/var/run", "/var/spool")
 _NOISE = ("npm error Log files were not written", "npm error A complete log of this run")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _FRAME = re.compile(r"\s+at .*\(?\S+:\d+:\d+\)?$")
@@ -260,7 +265,7 @@ def build_project(
         "NPROC": str(limits.processes),
         "FSIZE_KB": str(limits.file_mb * 1024),
         "PACKAGES": " ".join(safe),
-        "HIDDEN": " ".join(HIDDEN_FOLDERS),
+        "HIDDEN": " ".join((*HIDDEN_FOLDERS, *SOCKET_FOLDERS)),
         "RUN_AS": limits.run_as or fresh_ids(),
         "PART": uuid.uuid4().hex,
         "INSTALL": "1" if install else "0",

@@ -12,7 +12,8 @@ could be judged, rescaled to the full weight when one was left out (a missing ju
 step's scale); None when no component could be judged. With the default weights (5, 5, 0) a site scores 0–10 and a
 malformed turn −1, WebGen-Agent's scale (two 0–5 grades, −1). A weight of 0 switches a component off (the ablations;
 ``orm`` is off by default). The feedback shows the step reward and the appearance and functionality grades, not
-the ORM's own score.
+the ORM's own score. A grader may decide a step's outcome outright (``SiteGrades.verdict``, 1.0 or 0.0: the ORM's
+verdict on a curriculum task without an evaluator); the step reward is then the verdict times the full weight.
 
 Example (inside a coroutine)::
 
@@ -60,9 +61,16 @@ SitePolicy = Callable[[list[dict[str, Any]]], Awaitable[Any]]
 
 
 def step_reward(
-    screenshot: float | None, gui: float | None, options: EpisodeOptions, orm: float | None = None
+    screenshot: float | None,
+    gui: float | None,
+    options: EpisodeOptions,
+    orm: float | None = None,
+    *,
+    verdict: float | None = None,
 ) -> float | None:
-    """The weighted sum of the judged components, rescaled to the full weight; None when none was judged.
+    """The weighted sum of the judged components, rescaled to the full weight; None when none was judged. A
+    ``verdict`` (an outcome decided outright: ``SiteGrades.verdict``) replaces the components: verdict x the full
+    weight.
 
     Example:
         >>> step_reward(0.6, 1.0, EpisodeOptions())
@@ -71,9 +79,13 @@ def step_reward(
         5.0
         >>> step_reward(0.6, 1.0, EpisodeOptions(orm_weight=10.0), orm=0.25)  # (3 + 5 + 2.5), weights 5 + 5 + 10
         10.5
+        >>> step_reward(0.6, 1.0, EpisodeOptions(), verdict=0.0)  # the ORM said NO: the components do not count
+        0.0
     """
     components = ((options.screenshot_weight, screenshot), (options.gui_weight, gui), (options.orm_weight, orm))
     active = [(w, s) for w, s in components if w > 0]
+    if verdict is not None:
+        return verdict * sum(w for w, _ in active)
     judged = [(w, s) for w, s in active if s is not None]
     if not judged:
         return None
@@ -235,7 +247,7 @@ async def _step(turn_no, text, task, workspace, grader, options, graded, expecte
             )
         graded[digest] = (grades, served_dir)
     grades, served_dir = graded[digest]
-    reward = step_reward(grades.screenshot, grades.gui, options, grades.orm)
+    reward = step_reward(grades.screenshot, grades.gui, options, grades.orm, verdict=grades.verdict)
     rendered = grades.rendered
     feedback = step_feedback(
         turn=turn_no,

@@ -95,6 +95,9 @@ class SiteGrades:
         notes: what could not be judged and why, in words.
         error: why the site itself failed (no entry page, render failure), None when it rendered.
         orm: the outcome reward model's score of the site in [0, 1] (``orm_reward``'s), None when not judged.
+        verdict: an outcome decided outright, 1.0 or 0.0, that replaces the components in the step reward (the ORM's
+            verdict on a task without an evaluator: :class:`vcoder.pipelines.curriculum.orm.OrmVerdictGrader`);
+            None: the components decide.
     """
 
     screenshot: float | None
@@ -105,6 +108,7 @@ class SiteGrades:
     notes: tuple[str, ...] = ()
     error: str | None = None
     orm: float | None = None
+    verdict: float | None = None
 
 
 def reference_scorer_from_reward(reward: Callable) -> ReferenceScorer:

@@ -3,9 +3,9 @@
 # namespaces; still root here). Inputs from the environment: SRC (the project's files, read only), OUT (where the
 # results go: dist/, package.json, install.log, build.log, times), CACHE (the npm cache, read only), WORK (an empty
 # mount point), the limits (SIZE_MB, AS_KB, NPROC, FSIZE_KB, HEAP_MB), PACKAGES (extra install specs, one a line),
-# HIDDEN (folders replaced by an empty tmpfs), RUN_AS (uid:gid), PART (a unique token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed
-# node_modules trees, one per dependency set) and MODULES_KEY (this project's set; empty: none). Only this script
-# runs as root; npm and vite run as RUN_AS.
+# HIDDEN (folders replaced by an empty tmpfs: people's files, the host's sockets), RUN_AS (uid:gid), PART (a unique
+# token), INSTALL / BUILD (1 to run the stage), STORE (a folder of installed node_modules trees, one per dependency
+# set) and MODULES_KEY (this project's set; empty: none). Only this script runs as root; npm and vite run as RUN_AS.
 set -euf  # -f: no globbing, so a package spec such as "*" stays one word
 mount -t tmpfs -o "size=${SIZE_MB}m,mode=0755" vcoder-build "$WORK"
 mkdir "$WORK/project" "$WORK/home" "$WORK/cache" "$WORK/upper" "$WORK/overlay-work" "$WORK/out"
@@ -16,14 +16,19 @@ mount --bind "$OUT" "$WORK/out"
 if [ -n "$MODULES_KEY" ]; then mkdir "$WORK/store" && mount --bind "$STORE" "$WORK/store"; fi
 cp -R "$SRC/." "$WORK/project/"
 chmod 0700 "$WORK/out"
-# the only places the builder may write are the project and its home: every world-writable folder is a fresh tmpfs
-for dir in /tmp /var/tmp /dev/shm /run/lock; do
-  if [ -d "$dir" ]; then mount -t tmpfs -o size=16m,mode=1777 vcoder-scratch "$dir"; fi
-done
-# and what it may read leaves out people's and projects' files (the mounts above into $WORK are made already)
+# what it may read leaves out people's and projects' files and the host's sockets (/run): each is an empty tmpfs (the
+# mounts above into $WORK are made already); a link (/var/run -> /run) is its target's business
 for dir in $HIDDEN; do
-  if [ -d "$dir" ]; then mount -t tmpfs -o size=1m,mode=0755 vcoder-hidden "$dir"; fi
+  if [ -d "$dir" ] && [ ! -L "$dir" ]; then mount -t tmpfs -o size=1m,mode=0755 vcoder-hidden "$dir"; fi
 done
+# the only places the builder may write are the project and its home: every world-writable folder is a fresh tmpfs
+# (which also hides the host's sockets and files in them)
+for dir in /tmp /var/tmp /dev/shm; do
+  if [ -d "$dir" ] && [ ! -L "$dir" ]; then mount -t tmpfs -o size=16m,mode=1777 vcoder-scratch "$dir"; fi
+done
+# a /proc of this PID namespace (this shell is its pid 1), not the host's; hidepid=2: each user sees only its own
+# processes, so the builder cannot even read the command line of the root shell that runs it
+mount -t proc -o nosuid,nodev,noexec,hidepid=2 vcoder-proc /proc
 uid=${RUN_AS%%:*}
 gid=${RUN_AS##*:}
 chown -R "$uid:$gid" "$WORK/project" "$WORK/home"

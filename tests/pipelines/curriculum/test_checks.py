@@ -22,7 +22,11 @@ def test_grpo_with_a_task_writer_is_refused_at_config_time():
     writer = {"writer_base_url": "http://127.0.0.1:1", "writer_model": "m"}
     with pytest.raises(CurriculumConfigError, match="with trainer=grpo.*use trainer: step_grpo"):
         config_from_mapping({**BASE, **writer})
-    config_from_mapping({**BASE, **writer, "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.0})
+    step = {**BASE, **writer, "trainer": "step_grpo", "kinds": ["counter"], "replay_weight": 0.0}
+    # written tasks have no evaluator: the ORM's verdict is their reward, so a writer needs an ORM
+    with pytest.raises(CurriculumConfigError, match="but no orm_model: written tasks have no evaluator"):
+        config_from_mapping(step)
+    config_from_mapping({**step, "orm_model": "outputs/orm"})
 
 
 def test_missing_local_model_names_the_folder_and_the_command(tmp_path):

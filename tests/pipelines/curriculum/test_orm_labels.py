@@ -1,11 +1,12 @@
-"""WebRL's ``--add_reward`` in vcoder: the ORM's verdict becomes the outcome of rollouts whose task has no evaluator
-(kind ``llm``), and the phase report says how well the ORM agrees with the graded ones. A real (untrained) ORM from
-the tiny VLM, a real Chromium; the last test runs one real Step-GRPO phase."""
+"""WebRL's ``--add_reward`` in vcoder: the ORM's verdict is the outcome of rollouts whose task has no evaluator
+(kind ``llm``) while the phase trains, so it reaches the update, and the phase report says how well the ORM agrees
+with the graded ones. A real (untrained) ORM from the tiny VLM, a real Chromium, real Step-GRPO batches."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -25,11 +26,11 @@ def test_written_tasks_have_no_evaluator():
     assert not has_evaluator(WRITTEN) and has_evaluator(GENERATED)
 
 
-def test_orm_labels_written_tasks_and_reports_agreement_on_the_rest(untrained_orm, pool):
+def test_orm_marks_written_rollouts_and_reports_agreement_on_the_rest(untrained_orm, pool):
     from vcoder.orm import OutcomeRewardModel
 
     records = [
-        {"task_id": "llm-1", "completion": "no html at all", "score": 0.9},
+        {"task_id": "llm-1", "completion": "no html at all", "score": 1.0},  # its score: the ORM's verdict already
         {"task_id": "llm-1", "completion": PAGE, "score": 0.0},
         {"task_id": "counter-0", "completion": PAGE, "score": 1.0},
         {"task_id": "counter-0", "completion": "no html", "score": 0.0},
@@ -39,32 +40,91 @@ def test_orm_labels_written_tasks_and_reports_agreement_on_the_rest(untrained_or
     (p_page,) = orm_p_yes(orm, [WRITTEN], [PAGE], pool=pool)
     assert 0.0 < p_page < 1.0
 
-    # at a threshold of 1e-6 the verdict is "a page was rendered": the written task's rollouts become 0 and 1, whatever
-    # the graded scores said (0.9 and 0.0); the generator task's keep theirs
-    out, report = orm_label_records(untrained_orm, records, [WRITTEN, GENERATED], threshold=0.5, orm_threshold=1e-6)
-    assert [r["score"] for r in out] == [0.0, 1.0, 1.0, 0.0]
-    assert [r.get("label") for r in out] == ["orm", "orm", None, None]
-    assert [r.get("graded_score") for r in out[:2]] == [0.9, 0.0]
-    assert out[1]["p_yes"] == pytest.approx(p_page, abs=1e-6)
-    # agreement on the two graded rollouts: labels [1, 0], P(YES) [p_page, 0] -> both right at 1e-6; AUC 1
-    assert report == {
-        "accuracy": 1.0,
-        "auc": 1.0,
-        "majority_baseline": 0.5,
-        "n": 2,
-        "labelled": 2,
-        "threshold": 1e-6,
-    }
-
-    # the ORM folder's own threshold (0.5, untuned): the page is YES only if the untrained ORM says so
+    # the written task's rollouts were judged by the ORM at rollout time: marked, never re-scored after the update
     out, report = orm_label_records(untrained_orm, records, [WRITTEN, GENERATED], threshold=0.5)
+    assert [r["score"] for r in out] == [1.0, 0.0, 1.0, 0.0]
+    assert [r.get("label") for r in out] == ["orm", "orm", None, None]
+    # agreement on the two graded rollouts at the ORM folder's threshold (0.5, untuned): labels [1, 0], P(YES)
+    # [p_page, 0]: the NO rollout is always right, the YES one when the ORM says YES
     yes = float(p_page >= 0.5)
-    assert [r["score"] for r in out[:2]] == [0.0, yes] and report["threshold"] == 0.5
-    # graded labels [1, 0], predictions [yes, 0]: the NO rollout is always right, the YES one when the ORM says YES
-    assert report["accuracy"] == (yes + 1) / 2
+    assert report["accuracy"] == (yes + 1) / 2 and report["auc"] == 1.0 and report["n"] == 2
+    assert report["labelled"] == 2 and report["threshold"] == 0.5 and report["majority_baseline"] == 0.5
 
     out, report = orm_label_records(None, records, [WRITTEN, GENERATED], threshold=0.5)
-    assert [r["score"] for r in out] == [0.9, 0.0, 1.0, 0.0] and report["labelled"] == 0 and report["n"] == 0
+    assert [r["score"] for r in out] == [1.0, 0.0, 1.0, 0.0] and report["labelled"] == 0 and report["n"] == 0
+
+
+def _orm_at(untrained_orm, folder, threshold):
+    """A copy of the untrained ORM whose decision threshold is ``threshold``."""
+    shutil.copytree(untrained_orm, folder)
+    config = json.loads((folder / "orm.json").read_text())
+    (folder / "orm.json").write_text(json.dumps({**config, "decision_threshold": threshold}))
+    return folder
+
+
+def _rollout(tiny_vlm_dir, orm_dir, out, task, replies):
+    """One Step-GRPO batch of a curriculum phase's trainer on ``task`` (2 trajectories, replayed ``replies``):
+    TRL's batch (its ``advantages``, what the loss multiplies) and the recorder's outcomes."""
+    from vcoder.pipelines.curriculum.config import config_from_mapping, parse_train_recipe
+    from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder
+    from vcoder.pipelines.curriculum.tasks import task_rows
+    from vcoder.pipelines.curriculum.train import build_phase_trainer, step_score_scale
+    from vcoder.pipelines.step_grpo.replay import ScriptedTurns
+
+    overrides = {"max_steps": 1, "max_turns": 1, "per_device_train_batch_size": 2, "num_generations": 2}
+    overrides |= {"max_turn_tokens": 400, "max_completion_length": 2048}
+    config = config_from_mapping(
+        {
+            "trainer": "step_grpo",
+            "train_recipe": os.path.join(ROOT, "configs", "step_grpo", "tiny_cpu.yaml"),
+            "model_name_or_path": str(tiny_vlm_dir),
+            "train_overrides": overrides,
+            "kinds": ["counter"],
+            "replay_weight": 0.0,
+            "orm_model": str(orm_dir),
+        }
+    )
+    parsed = parse_train_recipe(config, model=str(tiny_vlm_dir), output_dir=str(out))
+    rows = task_rows([task], trainer="step_grpo", script_args=parsed[0])
+    recorder = OutcomeRecorder(scale=lambda r: max(0.0, r) / step_score_scale(parsed[0]))
+    trainer = build_phase_trainer(
+        "step_grpo", parsed, rows, recorder, success_reward=config.success_reward, tasks=[task], orm_model=str(orm_dir)
+    )
+    trainer.generator = ScriptedTurns(trainer.chat.tokenizer, replies, trainer.eos_token_ids)
+    trainer.model.train()
+    batch = trainer._generate_and_score_completions(next(iter(trainer.get_train_dataloader())))
+    first = [row[mask.bool()][0].item() for row, mask in zip(batch["advantages"], batch["tool_mask"])]
+    return first, [r["score"] for r in recorder.records]
+
+
+def test_the_orm_verdict_is_the_written_task_reward_in_the_phase_update(tiny_vlm_dir, untrained_orm, tmp_path, pool):
+    """The ORM label reaches the loss: flipping its verdict (its decision threshold) flips the advantages TRL's loss
+    uses. The written task has the generated counter's scripted cases, which grade the complete page 10 and a reply
+    without index.html 0 (advantages +-0.707 whatever an ORM says, as before the fix); the ORM overrides them."""
+    import torch
+
+    from vcoder.data.site_tasks import site_tasks
+    from vcoder.orm import OutcomeRewardModel
+    from vcoder.pipelines.step_grpo.replay import counter_replies
+
+    torch.set_num_threads(1)
+    counter = site_tasks(1)[0]
+    task = {"id": "llm-7", "kind": "llm", "source": "llm", "instruction": counter["instruction"],
+            "test_cases": json.loads(counter["test_cases"]), "seed": None}  # fmt: skip
+    full = counter_replies(counter["instruction"])[1]
+    no_entry = '<file path="style.css">\nbody { color: red; }\n</file>'
+    (p_full,) = orm_p_yes(OutcomeRewardModel.load(untrained_orm, device="cpu"), [task], [full], pool=pool)
+    assert 1e-6 <= p_full < 1 - 1e-6  # so the two thresholds below give YES and NO
+
+    lenient = _orm_at(untrained_orm, tmp_path / "yes", 1e-6)  # a rendered page is YES
+    advantages, scores = _rollout(tiny_vlm_dir, lenient, tmp_path / "a", task, [[full], [no_entry]])
+    assert scores == [1.0, 0.0]  # YES / NO (no page): the rollouts' outcomes are the verdicts
+    assert advantages == pytest.approx([2**-0.5, -(2**-0.5)], abs=1e-5)
+
+    strict = _orm_at(untrained_orm, tmp_path / "no", 1 - 1e-6)  # every page is NO
+    advantages, scores = _rollout(tiny_vlm_dir, strict, tmp_path / "b", task, [[full], [no_entry]])
+    assert scores == [0.0, 0.0]  # the complete page's graded 10 does not count: the ORM said NO
+    assert advantages == [0.0, 0.0]  # nothing to prefer: the update does not push toward the graded winner
 
 
 def test_a_step_grpo_phase_labels_written_tasks_with_the_orm(tiny_vlm_dir, untrained_orm, tmp_path):
@@ -95,7 +155,7 @@ def test_a_step_grpo_phase_labels_written_tasks_with_the_orm(tiny_vlm_dir, untra
     written = [r for r in outcomes if r["task_id"] == "llm-1"]
     graded = [r for r in outcomes if r["task_id"] == "counter-0"]
     assert len(written) == 2 and len(graded) == 2  # one step: both tasks, 2 episodes each
-    assert all(r["label"] == "orm" and r["score"] in (0.0, 1.0) and "graded_score" in r for r in written)
+    assert all(r["label"] == "orm" and r["score"] in (0.0, 1.0) for r in written)
     assert all("label" not in r for r in graded)
     assert report["orm"]["labelled"] == 2 and report["orm"]["n"] == 2 and report["orm"]["threshold"] == 0.5
     details = json.loads((tmp_path / "phase_0" / "details.json").read_text())

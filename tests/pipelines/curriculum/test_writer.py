@@ -89,6 +89,7 @@ def _config(url, **extra):
             "writer_requests": 3,
             "writer_failures_shown": 1,
             "replay_weight": 0.0,
+            "orm_model": "outputs/orm",
             **extra,
         }
     )

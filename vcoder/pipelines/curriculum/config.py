@@ -100,7 +100,11 @@ class CurriculumConfig:
     )
     predictor_samples: int = field(default=4, metadata={"help": "orm predictor: policy samples per candidate."})
     orm_model: str | None = field(
-        default=None, metadata={"help": "An ORM folder (vcoder orm train): predictor/report."}
+        default=None,
+        metadata={
+            "help": "An ORM folder (vcoder orm train): judges written tasks' rollouts while a phase trains (needed "
+            "with a task writer), the orm predictor and the agreement report."
+        },
     )
     writer_failures_shown: int = field(default=3, metadata={"help": "Failed tasks shown in one writing request."})
     writer_requests: int = field(default=2, metadata={"help": "Task-writing requests per phase."})
@@ -215,6 +219,12 @@ class CurriculumConfig:
                 f"writer_base_url={self.writer_base_url!r} with trainer=grpo: the task writer writes site tasks "
                 "(instruction + test cases), which one-shot GRPO on screenshots has no page to train on; use "
                 "trainer: step_grpo with a writer, or drop writer_base_url/writer_model (offline generators)"
+            )
+        if self.uses_writer and not self.orm_model:
+            raise CurriculumConfigError(
+                f"writer_base_url={self.writer_base_url!r} but no orm_model: written tasks have no evaluator and the "
+                "ORM's verdict is their rollouts' reward; set orm_model to an ORM folder (vcoder orm train) or drop "
+                "the writer"
             )
         if self.predictor == "orm" and not self.orm_model:
             raise CurriculumConfigError("predictor: orm needs orm_model (an ORM folder from `vcoder orm train`)")

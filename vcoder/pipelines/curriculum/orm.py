@@ -5,6 +5,11 @@ once, full page, in the hermetic pool; :func:`vcoder.orm.page_summary` of it; :f
 task's instruction and cases; P(YES) from :class:`vcoder.orm.OutcomeRewardModel`. A completion without HTML or that
 fails to render gets P(YES) 0.0 (the model's fault), as in ``orm_reward``.
 
+- :class:`OrmVerdictGrader`: a Step-GRPO phase's grader. A task without an evaluator (written by the task writer,
+  kind ``llm``) gets the ORM's verdict on the site after each step as that step's outcome at rollout time (1.0 when
+  P(YES) >= the ORM folder's decision threshold, else 0.0; :attr:`vcoder.sites.grading.SiteGrades.verdict`), so its
+  step rewards, Step-GRPO advantages and recorded outcome are the ORM's before the phase's update, as WebRL labels
+  its rollouts before it trains on them.
 - :func:`orm_agreement`: the ORM's P(YES) against each rollout's graded success (score >= threshold); accuracy and AUC
   from :func:`vcoder.orm.binary_report`, and the majority-class baseline of these labels (the share of the more
   common label), since the ORM's own training labels are not at hand here.
@@ -14,7 +19,9 @@ fails to render gets P(YES) 0.0 (the model's fault), as in ``orm_reward``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 EMPTY_REPORT = {"accuracy": None, "auc": None, "majority_baseline": None, "n": 0}
@@ -82,20 +89,19 @@ def orm_label_records(
     tasks: Sequence[Mapping[str, Any]],
     *,
     threshold: float,
-    orm_threshold: float | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """WebRL's ``--add_reward``: the ORM labels the rollouts of tasks without an evaluator, and is checked on the rest.
+    """WebRL's ``--add_reward`` after the fact: mark the ORM-judged rollouts, and check the ORM on the graded ones.
 
-    A labelled rollout's ``score`` becomes the ORM's verdict (1.0 when P(YES) >= ``orm_threshold``, else 0.0; the
-    ORM folder's tuned threshold when None, see :class:`vcoder.orm.ORMConfig`), its graded score is kept as
-    ``graded_score`` and ``label`` says ``"orm"``; the phase's summary, replay buffer and failures then follow the
-    ORM's verdicts, as WebRL's do. Rollouts of tasks with an evaluator keep their graded score and give the agreement
-    report (P(YES) against graded success, ``score >= threshold``).
+    The rollouts of tasks without an evaluator were judged by the ORM while the phase trained
+    (:class:`OrmVerdictGrader`): their ``score`` already is its verdict (1.0 / 0.0); here they get ``label: "orm"``
+    and are counted. The phase's summary, replay buffer and failures follow those verdicts, as WebRL's do. Rollouts of
+    tasks with an evaluator keep their graded score and give the agreement report (P(YES) against graded success,
+    ``score >= threshold``, at the ORM folder's decision threshold).
 
     Returns:
-        ``(records, report)``: the records (labelled where needed; records of tasks not in ``tasks`` dropped) and
-        ``{"accuracy", "auc", "majority_baseline", "n", "labelled", "threshold"}`` (accuracy/AUC/baseline None when no
-        rollout had an evaluator; everything None/0 without an ORM).
+        ``(records, report)``: the records (marked where the ORM judged; records of tasks not in ``tasks`` dropped)
+        and ``{"accuracy", "auc", "majority_baseline", "n", "labelled", "threshold"}`` (accuracy/AUC/baseline None
+        when no rollout had an evaluator; everything None/0 without an ORM).
     """
     by_id = {t["id"]: t for t in tasks}
     records = [dict(r) for r in records if r["task_id"] in by_id]
@@ -105,22 +111,21 @@ def orm_label_records(
     from vcoder.orm import OutcomeRewardModel, binary_report
     from vcoder.rendering import BrowserPool
 
-    orm = OutcomeRewardModel.load(orm_dir)
-    cut = orm.config.decision_threshold if orm_threshold is None else orm_threshold
-    with BrowserPool(max_pages=2) as pool:
-        probs = orm_p_yes(orm, [by_id[r["task_id"]] for r in records], [r["completion"] for r in records], pool=pool)
-    graded_p, graded_y = [], []
-    for record, p in zip(records, probs):
+    graded = []
+    for record in records:
         if has_evaluator(by_id[record["task_id"]]):
-            graded_p.append(p)
-            graded_y.append(int(record["score"] >= threshold))
+            graded.append(record)
         else:
-            record.update(graded_score=record["score"], score=float(p >= cut), label="orm", p_yes=p)
+            record["label"] = "orm"
             report["labelled"] += 1
-    report["threshold"] = cut
-    if graded_y:
-        yes_rate = sum(graded_y) / len(graded_y)
-        agreement = binary_report(graded_p, graded_y, train_yes_rate=yes_rate, threshold=cut)
+    report["threshold"] = cut = orm_threshold(orm_dir)
+    if graded:
+        orm = OutcomeRewardModel.load(orm_dir)
+        with BrowserPool(max_pages=2) as pool:
+            probs = orm_p_yes(orm, [by_id[r["task_id"]] for r in graded], [r["completion"] for r in graded], pool=pool)
+        labels = [int(r["score"] >= threshold) for r in graded]
+        yes_rate = sum(labels) / len(labels)
+        agreement = binary_report(probs, labels, train_yes_rate=yes_rate, threshold=cut)
         report.update(
             accuracy=agreement["accuracy"],
             auc=agreement["auc"],
@@ -128,6 +133,89 @@ def orm_label_records(
             n=agreement["n"],
         )
     return records, report
+
+
+def orm_threshold(orm_dir: str | Path) -> float:
+    """The P(YES) at which the ORM folder's verdict is YES (its tuned ``decision_threshold``; 0.5 untuned, WebRL's)."""
+    from vcoder.orm.model import ORMConfig
+
+    return ORMConfig.load(orm_dir).decision_threshold
+
+
+class OrmVerdictGrader:
+    """Grades a Step-GRPO phase's sites; a task without an evaluator gets the ORM's verdict as each step's outcome.
+
+    Every site is graded by ``grader`` as the recipe says (the feedback the policy reads is the same for every task);
+    for a task whose id is in ``written`` the ORM then judges the rendered entry page (``scorer``: the ``orm``
+    reward's site scorer) and the grades carry ``verdict`` = 1.0 when P(YES) >= ``threshold``, else 0.0: the step
+    reward is then the verdict times the full weight (:func:`vcoder.sites.episode.step_reward`). A site without an
+    entry page or that fails to render is a NO (the model's fault); a browser or ORM failure leaves the step unjudged
+    (reward None). The verdict log gets the recipe's grades, never the ORM's own verdict (the ORM trains on it).
+
+    Args:
+        grader: the recipe's ``SiteGrader``.
+        scorer: ``async (instruction, case dicts, html, visible text blocks, screenshot) -> P(YES) | None``
+            (:func:`vcoder.rewards.orm.orm_site_scorer`).
+        written: the ids of the tasks without an evaluator.
+        threshold: P(YES) at which the verdict is YES (:func:`orm_threshold`).
+
+    Example::
+
+        grader = OrmVerdictGrader(build_grader(args), orm_site_scorer(RewardSettings(orm_model="outputs/orm")),
+                                  written={"llm-p0-3"}, threshold=orm_threshold("outputs/orm"))
+    """
+
+    def __init__(self, grader: Any, scorer: Any, *, written: Collection[str], threshold: float) -> None:
+        self.grader, self.scorer = grader, scorer
+        self.written, self.threshold = frozenset(written), threshold
+
+    async def grade(self, files: Mapping[str, str], site_dir: Path | None, task: Any, options: Any, *, history=()):
+        """``SiteGrader.grade``'s contract; the grades of a written task carry the ORM's ``verdict``."""
+        if task.id not in self.written:
+            return await self.grader.grade(files, site_dir, task, options, history=history)
+        from vcoder.sites.turns import ENTRY
+
+        grades = await self.grader.assess(files, site_dir, task, options)
+        self.grader.log_verdict(files, site_dir, task, grades, history=history)
+        return await self.judged(grades, files.get(ENTRY), task)
+
+    async def judged(self, grades: Any, html: str | None, task: Any) -> Any:
+        """``grades`` with the ORM's verdict on the site (unjudged, all components None, when it cannot judge)."""
+        rendered = grades.rendered
+        p: float | None = 0.0
+        if rendered is not None and rendered.infrastructure:
+            p, why = None, f"the browser failed ({rendered.error})"
+        elif html is not None and rendered is not None and rendered.ok:
+            cases = [{"task": c.task, "expected_result": c.expected_result} for c in task.test_cases]
+            texts = [b.text for b in rendered.layout.text_blocks]
+            p, why = await self.scorer(task.instruction, cases, html, texts, rendered.image), "the ORM failed"
+        if p is None:
+            note = f"outcome not judged: this task has no evaluator and {why}"
+            return dataclasses.replace(grades, screenshot=None, gui=None, orm=None, notes=(*grades.notes, note))
+        verdict = float(p >= self.threshold)
+        note = f"the step reward is the outcome reward model's verdict, {'YES' if verdict else 'NO'} (no evaluator)"
+        return dataclasses.replace(grades, verdict=verdict, notes=(*grades.notes, note))
+
+
+def orm_verdict_grader(orm_dir: str | None, tasks: Sequence[Mapping[str, Any]], grader: Any) -> Any:
+    """``grader`` as it is when every task has an evaluator, else an :class:`OrmVerdictGrader` around it.
+
+    Raises:
+        ValueError: some task has no evaluator and there is no ORM (``orm_model``).
+    """
+    written = [t["id"] for t in tasks if not has_evaluator(t)]
+    if not written:
+        return grader
+    if not orm_dir:
+        raise ValueError(
+            f"{len(written)} task(s) have no evaluator (written by the task writer, e.g. {written[0]!r}) and there is "
+            "no ORM to judge them; set orm_model to an ORM folder (vcoder orm train)"
+        )
+    from vcoder.rewards.orm import orm_site_scorer
+    from vcoder.rewards.settings import RewardSettings
+
+    scorer = orm_site_scorer(RewardSettings(orm_model=str(orm_dir)))
+    return OrmVerdictGrader(grader, scorer, written=written, threshold=orm_threshold(orm_dir))
 
 
 class OrmPredictor:

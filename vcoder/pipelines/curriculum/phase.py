@@ -178,7 +178,14 @@ def run_phase(
         top = step_score_scale(script_args)
         recorder = OutcomeRecorder(scale=lambda r: max(0.0, r) / top)
     trainer = build_phase_trainer(
-        config.trainer, parsed, rows, recorder, success_reward=config.success_reward, algorithm=config.algorithm
+        config.trainer,
+        parsed,
+        rows,
+        recorder,
+        success_reward=config.success_reward,
+        algorithm=config.algorithm,
+        tasks=pool,
+        orm_model=config.orm_model,
     )
     if config.algorithm == "webrl":
         _set_webrl(trainer, config, script_args, run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None)
@@ -217,7 +224,8 @@ def run_phase(
     save_policy(trainer, str(folder / "model"))
     if config.algorithm == "webrl":
         trainer.critic.save(folder / "critic.pt")  # the next phase's critic continues from it
-    # WebRL's --add_reward: the ORM's verdict is the outcome of rollouts whose task has no evaluator (kind llm)
+    # WebRL's --add_reward: the ORM judged the rollouts of tasks without an evaluator (kind llm) while the phase
+    # trained (their recorded scores are its verdicts); here they are marked and the ORM is checked on the rest
     records, orm = orm_label_records(config.orm_model, recorder.records, pool, threshold=config.success_threshold)
     write_jsonl(folder / "outcomes.jsonl", records)
     summary = summarise(records, pool, threshold=config.success_threshold)

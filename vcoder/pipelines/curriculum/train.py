@@ -40,16 +40,21 @@ def _grpo_trainer(script_args, training_args, model_args, rows, recorder, succes
     return trainer
 
 
-def _step_trainer(script_args, training_args, model_args, rows, recorder):
+def _step_trainer(script_args, training_args, model_args, rows, recorder, tasks, orm_model):
     from datasets import Dataset
 
     from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.curriculum.orm import has_evaluator, orm_verdict_grader
     from vcoder.pipelines.curriculum.replay import ReplayLossMixin
+    from vcoder.pipelines.step_grpo.grading import build_grader
     from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer
 
+    grader = None  # every task has an evaluator: the trainer builds the recipe's grader on first use
+    if not all(has_evaluator(t) for t in tasks):  # the ORM's verdicts are the written tasks' outcomes at rollout time
+        grader = orm_verdict_grader(orm_model, tasks, build_grader(script_args, output_dir=training_args.output_dir))
     cls = type("CurriculumStepGRPOTrainer", (ReplayLossMixin, StepGRPOTrainer), {})
     trainer = step_grpo.build_trainer(
-        script_args, training_args, model_args, train_dataset=Dataset.from_list(rows), trainer_cls=cls
+        script_args, training_args, model_args, train_dataset=Dataset.from_list(rows), grader=grader, trainer_cls=cls
     )
     # TRL calls the trainer's reward list; the episode's final reward (0-10 scale) is recorded as a 0-1 score
     trainer.reward_funcs[0] = recorder.wrap(trainer.reward_funcs[0])
@@ -69,14 +74,20 @@ def build_phase_trainer(
     *,
     success_reward: str,
     algorithm: str = "grpo",
+    tasks: list[dict[str, Any]] | None = None,
+    orm_model: str | None = None,
 ):
     """The phase's trainer (with :class:`~vcoder.pipelines.curriculum.replay.ReplayLossMixin`), its success reward
     wrapped by ``recorder``; ``algorithm="webrl"``: a
-    :class:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`."""
+    :class:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`.
+
+    Step-GRPO: ``tasks`` (the pool ``rows`` were made from) without an evaluator (written tasks) are judged by the ORM
+    in ``orm_model`` while the phase trains (:class:`~vcoder.pipelines.curriculum.orm.OrmVerdictGrader`), so their
+    step rewards and advantages are its verdicts; a written task and no ORM is refused (ValueError)."""
     script_args, training_args, model_args = parsed
     if trainer_kind == "grpo":
         return _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward, algorithm)
-    return _step_trainer(script_args, training_args, model_args, rows, recorder)
+    return _step_trainer(script_args, training_args, model_args, rows, recorder, tasks or [], orm_model)
 
 
 def reference_model(trainer, expected: str) -> str:

@@ -16,8 +16,19 @@ from __future__ import annotations
 
 import logging
 import random
+from typing import Any
 
 logger = logging.getLogger(__name__)
+
+
+def site_request(messages: list[dict[str, Any]]) -> str:
+    """The website request of a trajectory: its first user turn's text without the site prompt's lead-in."""
+    from vcoder.data.prompts import SITE_TASK_PROMPT
+
+    user = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+    if isinstance(user, list):  # content parts
+        user = " ".join(str(p.get("text") or "") for p in user if isinstance(p, dict))
+    return str(user or "").removeprefix(SITE_TASK_PROMPT.split("{instruction}")[0])
 
 
 def trajectory_dataset(script_args):
@@ -27,9 +38,16 @@ def trajectory_dataset(script_args):
     """
     from datasets import Dataset
 
+    from vcoder.data.bench_guard import refuse_test_split
     from vcoder.data.trajectories import read_trajectories
 
     rows = read_trajectories(script_args.dataset_source)
+    # trajectories of WebGen-Bench's test tasks (its requests in the first user turn) are its test split too
+    refuse_test_split(
+        [{"instruction": site_request(r["messages"])} for r in rows],
+        allow=script_args.allow_test_split,
+        where=f"dataset_source={script_args.dataset_source!r}",
+    )
     if script_args.max_samples is not None and script_args.max_samples < len(rows):
         keep = sorted(random.Random(script_args.dataset_seed).sample(range(len(rows)), script_args.max_samples))
         rows = [rows[i] for i in keep]

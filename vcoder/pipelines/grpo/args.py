@@ -11,6 +11,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 
+from vcoder.data.bench_guard import allow_test_split_field
 from vcoder.rewards.settings import RewardSettings, reward_fields
 
 DATASET_KINDS = ("synthetic", "websight", "design2code", "trajectories")
@@ -54,6 +55,7 @@ class VCoderScriptArguments:
             "dataset=trajectories the trajectory file (JSONL of {messages}) or WebGen-Agent log folder."
         },
     )
+    allow_test_split: bool = allow_test_split_field()
     max_samples: int | None = field(
         default=None,
         metadata={"help": "Training rows to keep: a deterministic random sample (not the first N). None keeps all."},

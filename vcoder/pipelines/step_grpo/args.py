@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from vcoder.chat.endpoint import Endpoint
+from vcoder.data.bench_guard import allow_test_split_field
 from vcoder.gui.agents import check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
 from vcoder.names import carries
@@ -78,13 +79,7 @@ class StepGRPOScriptArguments:
             "webgen_bench: its test.jsonl (or folder), or a hub id (default luzimu/WebGen-Bench)."
         },
     )
-    allow_test_split: bool = field(
-        default=False,
-        metadata={
-            "help": "Allow dataset=webgen_bench, which trains on WebGen-Bench's TEST split (the benchmark's own tasks: "
-            "its scores are then no longer a held-out measure)."
-        },
-    )
+    allow_test_split: bool = allow_test_split_field()
     site_task_samples: int = field(
         default=64, metadata={"help": "Tasks to generate when dataset=site_tasks or site_kinds."}
     )

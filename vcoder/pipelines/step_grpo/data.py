@@ -62,9 +62,11 @@ def task_rows(script_args) -> list[dict[str, Any]]:
     """The tasks ``StepGRPOScriptArguments`` describe, as rows with the columns in ``COLUMNS``.
 
     Raises:
-        ValueError: no tasks, or an invalid one.
+        ValueError: no tasks, or an invalid one; ``BenchTestSplitError``: WebGen-Bench's test tasks (from any file)
+            and not ``allow_test_split``.
     """
     from vcoder.data import load_webgen_bench, load_webgen_instruct, site_tasks
+    from vcoder.data.bench_guard import refuse_test_split
     from vcoder.data.interactive import KINDS
     from vcoder.data.site_kinds import kind_tasks
     from vcoder.data.webgen_bench import HUB_ID
@@ -82,6 +84,8 @@ def task_rows(script_args) -> list[dict[str, Any]]:
         rows = load_webgen_bench(script_args.dataset_source or HUB_ID)
     else:
         rows = local_tasks(script_args.dataset)
+    # a copy of the benchmark under any name or shape: recognised by its tasks, not by the dataset's name
+    refuse_test_split(rows, allow=script_args.allow_test_split, where=f"dataset={script_args.dataset!r}")
     if script_args.max_samples is not None and script_args.max_samples < len(rows):
         keep = sorted(random.Random(script_args.dataset_seed).sample(range(len(rows)), script_args.max_samples))
         rows = [rows[i] for i in keep]
