@@ -81,3 +81,22 @@ def test_honest_paraphrases_still_match(reference, answer, question):
 def test_the_rule_is_the_function():
     assert offline_match("MIT License", "") == 0.0 and offline_match("", "") == 1.0
     assert offline_match("N/A", "n/a") == 1.0 and offline_match("N/A", "MIT") == 0.0
+
+
+@pytest.mark.parametrize(
+    "answer, verdict",
+    [
+        ("N/A", 1.0),  # WebArena's exact match comes first
+        ("This is not achievable: no such product", 1.0),
+        ("N/A: there is no such product in the shop", 1.0),
+        ("N/A: I could not log in", 0.0),  # another reason: an LLM would say "different"
+        ("not achievable", 0.0),  # no reason at all, where one is asked for
+        ("N/A or $3.00", 0.0),  # hedged between refusing and answering
+        ("$3.00, otherwise N/A because no such product", 0.0),
+        ("$3.00", 0.0),
+    ],
+)
+def test_an_unachievable_tasks_reason_must_be_the_reason(answer, verdict):
+    ev = TaskEval(("string_match",), reference_answers={"fuzzy_match": "N/A"}, string_note="no such product")
+    task = WebTask(sites=("shop",), task_id=1, start_url="__SHOP__/#/", intent="Buy the Gold Mug", eval=ev)
+    assert asyncio.run(string_match(task, answer)) == verdict

@@ -21,7 +21,8 @@ than an LLM judge, never more lenient: the answer matches when
 
 So "It uses the MIT license." matches "MIT License", and none of "MIT License, Apache License 2.0 or BSD 3-Clause
 License", "not MIT License", "5" for "-5", "5 open, 3 closed" for "3 open, 5 closed", or "MIT License?" does. An
-unachievable task's answer matches offline when it says ``N/A`` / ``not achievable`` / ``not available``.
+unachievable task's reason matches offline when the answer says ``N/A`` / ``not achievable`` / ``not available``
+and states every content word of the task's ``string_note`` (:func:`offline_unachievable`).
 
 Example:
     >>> offline_match("MIT License", "It uses the MIT license.", question="What license does kv-store use?")
@@ -132,6 +133,18 @@ def offline_match(reference: str, answer: str, *, question: str = "") -> float:
     return float(covers(0, 0))
 
 
+def offline_unachievable(reason: str, answer: str) -> float:
+    """1.0 when ``answer`` says the task cannot be done (``N/A``, ``not achievable``, ...), states every content
+    word of the actual ``reason`` and hedges nothing the reason does not (a reason it does not state scores 0)."""
+    low = answer.lower()
+    if not any(m in low for m in _UA):
+        return 0.0
+    said, because = set(_tokens(answer)), set(_tokens(reason))
+    hedged = (said & _HEDGE) - because - {"not", "no", "cannot", "t"}  # "not achievable", "no such ..."
+    numbers = {w for w in said if w.startswith("#")} - because  # an answer beside the refusal
+    return float(all(w in said for w in because - _STOP) and not hedged and not numbers)
+
+
 class FuzzyJudge:
     """The fuzzy-match judge: an LLM behind ``endpoint``, or the offline rule when none is configured.
 
@@ -164,6 +177,6 @@ class FuzzyJudge:
     async def unachievable(self, question: str, reason: str, answer: str) -> float:
         """WebArena's ``llm_ua_match``: the answer's reason for not doing the task is the reference reason."""
         if self.endpoint is None:
-            return float(any(m in answer.lower() for m in _UA))
+            return offline_unachievable(reason, answer)
         text = await self._ask(UNACHIEVABLE_PROMPT.format(question=question, reference=reason, answer=answer))
         return float("different" not in text and "same" in text)
