@@ -40,7 +40,8 @@ Deviations that remain, and why:
 - ``must_include`` also accepts a bare string (one phrase) where WebArena asserts a list, and a ``fuzzy_match`` list
   of references likewise; WebArena would stop with an AssertionError.
 - The fuzzy judge (:mod:`.fuzzy`): without an endpoint an offline rule that may be stricter than an LLM, never
-  more lenient; with one, an empty answer scores without a call (1 only for an empty reference), and a reply with
+  more lenient; with one, the endpoint's model judges (WebArena: gpt-4-1106-preview; the endpoint's ``max_tokens``,
+  when set, replaces 768), an empty answer scores without a call (1 only for an empty reference), and a reply with
   no verdict scores 0 where WebArena's assertion would raise.
 """
 
