@@ -1,8 +1,8 @@
 """A web-navigation agent on vcoder's hermetic sites, in WebRL's setting with WebArena's task format.
 
 ``sites`` (a shop, an admin, a forum, a repository browser: seeded static files, state in localStorage),
-``tasks`` (WebArena's task-config template), ``evaluators`` (string / URL / program_html match) with ``fuzzy``
-(the LLM judge and its offline fallback), ``generate`` (tasks per site with plans), ``observation`` and ``actions``
+``tasks`` (WebArena's task-config template), ``evaluators`` (string / URL / program_html match on WebArena's rules)
+with ``fuzzy`` (the LLM judge and its offline fallback) and ``wordtok`` (NLTK's word tokenizer), ``generate`` (tasks per site with plans), ``observation`` and ``actions``
 (WebRL's text observation and action space), ``prompt``, ``episode`` (one episode within a step budget),
 ``solver`` (scripted solvers) and ``records`` (demonstrations, the verdict log, replay items).
 """

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vcoder.browse.actions import ActionParseError, action_line, element_comment, parse_action, to_gui, with_comment
-from vcoder.browse.evaluators import Evaluation, evaluate
+from vcoder.browse.evaluators import Evaluation, evaluate, selected_text
 from vcoder.browse.fuzzy import FuzzyJudge
 from vcoder.browse.observation import observe_page, observe_text
 from vcoder.browse.prompt import step_prompt
@@ -196,13 +196,13 @@ async def _episode(task, policy, apool, *, step_budget, judge, deadline_ms, acti
         async def select(url: str, locator: str) -> str:
             if url != "last":
                 await page.evaluate(_SHOW_JS, route_of(url, task.site))
+            if not locator.strip():  # WebArena: the page's HTML
+                return await page.content()
             try:
-                value = await page.evaluate(
-                    f"() => {locator}" if locator.strip() else "() => document.documentElement.outerHTML"
-                )
+                value = await page.evaluate(f"() => {locator}")
             except Exception:  # WebArena: a locator that fails on the page selects nothing
                 return ""
-            return "" if value is None else str(value)
+            return selected_text(value)  # WebArena's str(): null is "None"
 
         evaluation = await evaluate(task, answer=answer, url=final_url, select=select, judge=judge)
     return WebEpisode(task, policy.name, tuple(steps), answer, final_url, evaluation, env.error, final_page)

@@ -1,34 +1,53 @@
-"""WebArena's three evaluators (``evaluation_harness/evaluators.py`` of Zhou et al., 2024), as WebArena defines them.
+"""WebArena's three evaluators (``evaluation_harness/evaluators.py`` of Zhou et al., 2024), on WebArena's rules.
 
-- ``string_match`` on the final answer: ``clean`` strips spaces and one pair of surrounding quotes and lower-cases;
-  ``exact_match`` compares the cleaned strings; ``must_include`` needs each reference phrase in the answer (when
-  the list holds one phrase of one character, the answer's tokens must contain it, so ``"0"`` does not match
-  ``"10"``); ``fuzzy_match`` asks an LLM whether the answer is semantically the reference (:mod:`.fuzzy`), and for
-  ``"N/A"`` (an unachievable task) wants ``N/A``, else a judged reason. The approaches' scores multiply.
-- ``url_match`` (rule ``GOLD in PRED``): some reference URL's base (host + path) is contained in the final URL's,
-  and for every query key of the references the final URL carries one of their values. References are joined by
-  ``" |OR| "``, and trailing slashes are ignored.
-- ``program_html``: for each check, go to its ``url`` (``last``: stay on the final page), select with its
-  ``locator`` (a JS expression starting ``document.`` / ``[...document.``, or ``""`` for the page's HTML), unescape
-  HTML entities, then ``exact_match`` or every ``must_include`` entry (alternatives joined by ``" |OR| "``).
+- ``string_match`` (``StringEvaluator``) on the final answer: ``clean_answer`` strips white space, then drops the
+  first and last character when both are ``'`` or both ``"`` (so a lone ``'`` becomes ``""``), and lower-cases;
+  the answer is cleaned once on reading and again inside each comparison, as WebArena does. ``exact_match``
+  compares cleaned strings. ``must_include`` needs each reference phrase as a substring of the answer, except when
+  the list holds ONE phrase that is one character (and one token): then that character must be one of NLTK's
+  ``word_tokenize`` tokens of the answer (:mod:`.wordtok`), so ``"3"`` is not found in ``"13"``, ``"2:30"``,
+  ``"3pm"``, ``"-3"`` or ``"3+"``, and is found in ``"$3"``, ``"(3)"``, ``"3%"`` or ``"it is 3."``.
+  ``fuzzy_match`` asks a judge whether the answer means each reference (:mod:`.fuzzy`, WebArena's prompts); for
+  the reference ``"N/A"`` an exact ``n/a`` scores 1, else the judge compares the answer's reason with the task's
+  ``string_note`` and its verdict REPLACES the score so far. The approaches' scores multiply.
+- ``url_match`` (``URLEvaluator``, rule ``GOLD in PRED``): the final URL and each reference (references joined by
+  ``" |OR| "``) lose their trailing slashes (``rstrip("/")`` of the whole URL, so ``/search/?q=mug`` keeps its
+  ``/``); a URL's base is host + path and its query is ``parse_qs`` of the query (blank values dropped, ``+`` and
+  ``%xx`` decoded). Some reference base must be a substring of the final base, and for every query key of the
+  references (pooled over all references) the final URL must carry one of their values under that key.
+- ``program_html`` (``HTMLContentEvaluator``): for each check, go to its ``url`` (``last``: stay), select with its
+  ``locator`` -- ``""`` is the page's HTML (``page.content()``), a JS expression starting ``document.`` or
+  ``[...document.`` is evaluated and its value turned to text by Python's ``str`` (null and undefined are
+  ``"None"``, booleans ``"True"``/``"False"``, arrays ``"['a', 'b']"``), a locator that throws selects ``""`` --
+  unescape HTML entities, then ``exact_match`` or every ``must_include`` entry (no tokenisation; alternatives
+  joined by ``" |OR| "``).
 
-The evaluators of a task multiply (WebArena's ``EvaluatorComb``).
+The evaluators of a task multiply (``EvaluatorComb``). ``tests/browse/test_webarena_rules.py`` checks these verdicts
+on cases derived from WebArena's code.
 
-Deliberate deviations, and why:
+Deviations that remain, and why:
 - vcoder's sites keep their route in the URL's fragment (one document per site, so the agent's guard can contain
-  it): ``url_match`` reads ``__SHOP__/#/search?q=mug`` as base ``__SHOP__/#/search`` with query ``q=mug``, where
-  WebArena's ``urlparse`` would drop the fragment. Final URLs are written with the site's placeholder
-  (``http://live3.vcoder.invalid/index.html#/cart`` -> ``__SHOP__/#/cart``), as WebArena's references are.
-- ``program_html`` URLs go to a route of the same site (the fragment, in place) instead of ``page.goto``; WebArena's
-  ``func:`` helpers (its sites' REST APIs) have no counterpart and are refused, as are ``prep_actions``.
-- WebArena tokenises with NLTK's ``word_tokenize``; here a regex tokeniser (words, numbers with their decimals,
-  single symbols) does the job for the one-character case, without NLTK's data download.
+  it): ``url_match`` reads ``__SHOP__/#/search?q=mug`` as base ``__SHOP__/#/search`` with query ``q=mug`` (WebArena's
+  rules applied to the route as if it were the path), where WebArena's ``urlparse`` would drop the fragment. The
+  separator is normalised (``__SHOP__#/cart`` is ``__SHOP__/#/cart``). Final URLs are written with the site's
+  placeholder (``http://live3.vcoder.invalid/index.html#/cart`` -> ``__SHOP__/#/cart``), as WebArena's references
+  are.
+- ``program_html`` URLs go to a route of the same site (the fragment, in place) instead of ``page.goto`` and its
+  3-second sleep; WebArena's ``func:`` helpers (its sites' REST APIs) and ``prep_actions`` have no counterpart and
+  are refused with a one-line error rather than run.
+- NLTK's sentence splitter (Punkt, a trained model behind a data download) is approximated (:mod:`.wordtok`); the
+  word rules are NLTK's (3.10, the version WebArena's unpinned requirement installs today).
+- ``must_include`` also accepts a bare string (one phrase) where WebArena asserts a list, and a ``fuzzy_match`` list
+  of references likewise; WebArena would stop with an AssertionError.
+- The fuzzy judge (:mod:`.fuzzy`): without an endpoint an offline rule that may be stricter than an LLM, never
+  more lenient; with one, the endpoint's model judges (WebArena: gpt-4-1106-preview; the endpoint's ``max_tokens``,
+  when set, replaces 768), an empty answer scores without a call (1 only for an empty reference), and a reply with
+  no verdict scores 0 where WebArena's assertion would raise.
 """
 
 from __future__ import annotations
 
 import html
-import re
 import urllib.parse
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -36,16 +55,17 @@ from dataclasses import dataclass, field
 
 from vcoder.browse.fuzzy import FuzzyJudge
 from vcoder.browse.tasks import WebTask
+from vcoder.browse.wordtok import word_tokenize
 
 #: ``select(url, locator) -> text``: ``url`` is ``"last"`` or a site URL; the text the locator selects there
 Selector = Callable[[str, str], Awaitable[str]]
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[^\w\s]")
 
 
 def clean_answer(answer: str) -> str:
-    """WebArena's ``clean_answer``: strip, drop one pair of surrounding quotes, lower-case."""
+    """WebArena's ``clean_answer``: strip, drop the first and last character when both are ``'`` or both ``"``
+    (a lone quote included), lower-case."""
     answer = answer.strip()
-    if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "'\"":
+    if answer[:1] in ("'", '"') and answer.endswith(answer[:1]):
         answer = answer[1:-1]
     return answer.lower()
 
@@ -56,8 +76,8 @@ def exact_match(ref: str, pred: str) -> float:
 
 def must_include(ref: str, pred: str, *, tokenize: bool = False) -> float:
     clean_ref, clean_pred = clean_answer(ref), clean_answer(pred)
-    if tokenize and len(clean_ref) == 1 and len(_TOKEN.findall(clean_ref)) == 1:
-        return float(clean_ref in _TOKEN.findall(clean_pred))
+    if tokenize and len(clean_ref) == 1 and len(word_tokenize(clean_ref)) == 1:
+        return float(clean_ref in word_tokenize(clean_pred))
     return float(clean_ref in clean_pred)
 
 
@@ -85,21 +105,22 @@ async def string_match(task: WebTask, answer: str | None, *, judge: FuzzyJudge |
 
 
 def _clean_url(url: str) -> str:
+    """WebArena's ``clean_url``: every trailing slash of the whole URL removed, nothing else."""
     return str(url).rstrip("/")
 
 
 def split_url(url: str) -> tuple[str, dict[str, list[str]]]:
-    """``(base, query)`` of a URL, the fragment's route read as path (see the deviations above)."""
+    """``(base, query)`` of a URL: host + path and ``parse_qs`` of the query, the fragment's route read as the path
+    (see the deviations above). Nothing is stripped here: ``url_match`` strips the whole URL's trailing slashes
+    first, as WebArena does, so ``__SHOP__/#/search/?q=mug`` keeps base ``__SHOP__/#/search/``."""
     parsed = urllib.parse.urlparse(url)
     base, query = parsed.netloc + parsed.path, urllib.parse.parse_qs(parsed.query)
-    if not parsed.netloc and parsed.scheme == "":
-        base = parsed.path
     if parsed.fragment:
         route, _, qs = parsed.fragment.partition("?")
-        base = f"{_clean_url(base)}/#{route}"
+        base = f"{base.rstrip('/')}/#{route}"
         for k, v in urllib.parse.parse_qs(qs).items():
             query.setdefault(k, []).extend(v)
-    return _clean_url(base), query
+    return base, query
 
 
 def url_match(task: WebTask, url: str) -> float:
@@ -111,11 +132,17 @@ def url_match(task: WebTask, url: str) -> float:
         ref_bases.append(base)
         for k, v in query.items():
             ref_queries[k].update(v)
-    pred_base, pred_query = split_url(_clean_url(url))
+    pred_base, pred_query = split_url(_clean_url(url))  # GOLD in PRED: a substring of the final base
     score = float(any(base in pred_base for base in ref_bases))
     for k, values in ref_queries.items():
         score *= float(any(v in pred_query.get(k, []) for v in values))
     return score
+
+
+def selected_text(value: object) -> str:
+    """What WebArena's ``program_html`` compares for a locator's JS value: Python's ``str`` of it (null and undefined
+    are ``"None"``, ``true`` is ``"True"``, ``[1, 2]`` is ``"[1, 2]"``); an empty result stays ``""``."""
+    return str(value) or ""
 
 
 async def program_html(task: WebTask, select: Selector) -> float:

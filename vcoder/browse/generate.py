@@ -86,7 +86,10 @@ def _add_to_cart(rng, st):
         {"do": "click", "text": "Add to Cart"},
         {"do": "exit", "message": ""},
     ]
-    ev = _html("__SHOP__/#/cart", "document.querySelector('#cart').outerText", must_include=[p["name"], f"Qty: {qty}"])
+    # the product and its quantity in one row (a cell boundary after the quantity: 2 is not 23)
+    ev = _html(
+        "__SHOP__/#/cart", "document.querySelector('#cart').outerText", must_include=[f"{p['name']}\tQty: {qty}\t"]
+    )
     return "Add {{qty}} of {{product}} to my cart", {"qty": qty, "product": p["name"]}, "/", ev, plan
 
 
@@ -99,7 +102,12 @@ def _buy(rng, st):
         {"do": "click", "text": "Place Order"},
         {"do": "exit", "message": ""},
     ]
-    ev = _html("__SHOP__/#/orders", "document.querySelector('#orders').outerText", must_include=[f"{p['name']} x1"])
+    # the latest order is exactly one of the product (x1, not x12 or with other lines)
+    ev = _html(
+        "__SHOP__/#/orders",
+        "document.querySelector('#orders tr:last-child td:last-child').outerText",
+        exact_match=f"{p['name']} x1",
+    )
     return "Buy one {{product}}", {"product": p["name"]}, "/", ev, plan
 
 
@@ -140,7 +148,7 @@ def _stock(rng, st):
     ev = _html(
         "last",
         "document.querySelector('#products').outerText",
-        must_include=[f"{p['name']}\t{_money(p['price'])}\t{n}"],
+        must_include=[f"{p['name']}\t{_money(p['price'])}\t{n}\tEdit"],  # the whole stock cell: 5 is not 50
     )
     return "Set the stock of {{product}} to {{n}}", {"product": p["name"], "n": n}, "/", ev, plan
 
@@ -272,7 +280,12 @@ def _new_issue(rng, st):
         {"do": "click", "text": "Create issue"},
         {"do": "exit", "message": ""},
     ]
-    ev = _html("last", "document.querySelector('#issues').outerText", must_include=[f"{title} (opened)"])
+    # the issue list of THAT project (an issue opened elsewhere does not count)
+    ev = _html(
+        f"__REPO__/#/p/{p['name']}/issues",
+        "document.querySelector('#issues').outerText",
+        must_include=[f"{title} (opened)"],
+    )
     return 'Open an issue titled "{{title}}" in {{project}}', {"title": title, "project": p["name"]}, "/", ev, plan
 
 
