@@ -4,7 +4,8 @@
 ``tasks`` (WebArena's task-config template), ``evaluators`` (string / URL / program_html match on WebArena's rules)
 with ``fuzzy`` (the LLM judge and its offline fallback) and ``wordtok`` (NLTK's word tokenizer), ``generate`` (tasks per site with plans), ``observation`` and ``actions``
 (WebRL's text observation and action space), ``prompt``, ``episode`` (one episode within a step budget),
-``solver`` (scripted solvers) and ``records`` (demonstrations, the verdict log, replay items).
+``solver`` (scripted solvers), ``records`` (demonstrations, the verdict log, replay items) and ``splits`` (train /
+validation / test apart by content: site instance, entities, answers, URLs, intents).
 """
 
 from vcoder.browse.actions import ActionParseError, WebAction, parse_action

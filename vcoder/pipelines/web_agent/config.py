@@ -58,7 +58,7 @@ class WebAgentConfig:
             "sweeps and the choices they make)."
         ),
     )
-    train_instances: int = field(default=4, metadata=_help("Site instances (data seeds) the training tasks run on."))
+    train_instances: int = field(default=8, metadata=_help("Site instances (data seeds) the training tasks run on."))
     heldout_instances: int = field(
         default=2, metadata=_help("Site instances of the validation split, and as many of the test split.")
     )

@@ -140,7 +140,8 @@ def _template(task: WebTask) -> str:
 
 def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts, heldout) -> list[WebTask]:
     """New instances of the templates whose rollout success rate lies in WebRL's band (all templates when none
-    does), ``new_tasks_per_phase`` of them, none repeating an intent of the pool or the held-out set."""
+    does), ``new_tasks_per_phase`` of them on the training instances, none repeating an intent of the pool and none
+    sharing content with the validation or test split."""
     rates = defaultdict(list)
     for e in rollouts:
         rates[_template(e.task)].append(e.evaluation.success)
