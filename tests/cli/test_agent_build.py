@@ -54,12 +54,12 @@ def test_broken_malformed_fixed_finish(tmp_path):
         )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    # the broken counter passes no case fully (Reset is PARTIAL: the count still shows its start): 0.5 / 4 cases;
+    # the broken counter passes no case (after Reset the count shows its start, as before any click: issue 34);
     # the malformed turn changes nothing and scores -1; the finish turn leaves the fixed site as it was
     step = {"turn": 0, "malformed": False, "files": ["index.html"], "screenshot": 0.8, "error": None}
     assert out == {
         "steps": [
-            {**step, "turn": 1, "gui": 0.125, "reward": pytest.approx(4.625)},
+            {**step, "turn": 1, "gui": 0.0, "reward": pytest.approx(4.0)},
             {**step, "turn": 2, "malformed": True, "files": [], "screenshot": None, "gui": None, "reward": -1.0}
             | {"error": ANY},
             {**step, "turn": 3, "gui": 1.0, "reward": 9.0},

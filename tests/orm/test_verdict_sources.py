@@ -119,7 +119,8 @@ def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
     replies = iter(
         [
             "Let me think about the layout first.",  # malformed: no file, no deletion, no finish
-            f'<file path="index.html">\n{broken["html"]}\n</file>',  # its buttons do nothing: gui 0.125
+            # its buttons do nothing: gui 0 (0.125 before issue 34, when the start value it shows counted)
+            f'<file path="index.html">\n{broken["html"]}\n</file>',
             f'<file path="index.html">\n{fixed["html"]}\n</file><finish/>',
         ]
     )
@@ -132,10 +133,10 @@ def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
     options = EpisodeOptions(width=640, height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
     task = {"id": "counter-1", "instruction": fixed["instruction"], "test_cases": fixed["test_cases"]}
     result = asyncio.run(run_site_episode(task, policy, grader=grader, options=options, out_dir=tmp_path / "ep"))
-    assert [s.reward for s in result.steps] == [-1.0, 1.25, 10.0] and result.finished
+    assert [s.reward for s in result.steps] == [-1.0, 0.0, 10.0] and result.finished
     # the malformed turn is not graded, so not logged; each graded site carries the turns up to its own
     first, second = read_verdicts(log)
-    assert (first.score, second.score) == (0.125, 1.0)
+    assert (first.score, second.score) == (0.0, 1.0)
     malformed = "turn 1: malformed reply (no_action): the reply has no <file> block and no <finish/>: write each …"
     assert first.history == (malformed, "turn 2: wrote index.html (the site shown)")
     assert second.history == (

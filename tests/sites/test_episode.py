@@ -49,10 +49,11 @@ def test_broken_then_fixed_then_finish_raises_the_gui_score(tmp_path):
         judge = ScreenshotJudge(judge_server.base_url, "scripted")
         grader = SiteGrader(pool=get_default_pool(), judge=judge)
         result = run(TASK, ChatClient(agent.base_url, "scripted"), tmp_path, grader=grader)
-    # the broken counter: 3 cases NO, the Reset case PARTIAL (the count still shows its start) -> 0.5 / 4
-    assert [s.gui for s in result.steps] == [0.125, 1.0, 1.0]
+    # the broken counter: every case NO (the count it still shows after Reset is its start, shown before any click,
+    # which earns nothing: issue 34; it was PARTIAL, 0.125 in all)
+    assert [s.gui for s in result.steps] == [0.0, 1.0, 1.0]
     assert [s.screenshot for s in result.steps] == [0.8, 0.8, 0.8]
-    assert [s.reward for s in result.steps] == [pytest.approx(4.625), 9.0, 9.0]  # 5 * 0.8 + 5 * gui
+    assert [s.reward for s in result.steps] == [pytest.approx(4.0), 9.0, 9.0]  # 5 * 0.8 + 5 * gui
     assert result.finished and result.final_reward == 9.0 and result.error is None
     assert [s.files for s in result.steps] == [("index.html",), ("index.html",), ()]
     # the broken and the fixed counter look the same before a click: the judge's cache answers the second, and the
@@ -85,8 +86,8 @@ def test_broken_then_fixed_then_finish_raises_the_gui_score(tmp_path):
                 "malformed": False,
                 "files": ["index.html"],
                 "screenshot": 0.8,
-                "gui": 0.125,
-                "reward": pytest.approx(4.625),
+                "gui": 0.0,
+                "reward": pytest.approx(4.0),
                 "error": None,
             },
             {
@@ -172,7 +173,7 @@ def test_concurrent_episodes_with_callable_policies_share_one_grader(tmp_path):
 
     first, second = asyncio.run(both())
     assert [s.gui for s in first.steps] == [1.0] and first.finished
-    assert [s.gui for s in second.steps] == [0.125, 0.125] and second.finished
+    assert [s.gui for s in second.steps] == [0.0, 0.0] and second.finished
     assert first.steps[0].generation.token_ids == [1, 2, 3]
     assert bad.seen == [["system", "user"], ["system", "user", "assistant", "user"]]
     assert (tmp_path / "a/step_1/site/index.html").read_text() == FIXED["html"]

@@ -19,15 +19,17 @@ What the observation points see:
 - Before the first read, the fresh page is left alone until it is idle, counting the timers due within the final
   check's own budget (``expect_timeout_ms``) as due: whatever the page would show by itself while the final check
   waits has shown before the first read. A script that reveals every expected text after a timer therefore earns
-  nothing, whether the pool's clock fast-forwards the timer or it runs in real time within that budget.
+  nothing, whether the pool's clock fast-forwards the timer or it runs in real time within that budget. The price:
+  a page that never goes idle (a carousel, an animation loop) spends the whole budget there, once per case.
 - After a step, an expectation not yet seen unmet is read again on every DOM change until it is seen unmet, the
   page is idle, or ``min(expect_timeout_ms, STEP_OBSERVE_MS)`` passes: an asynchronous handler that moves the page
-  away from the checked state and back (a hash route, a fetch) is still seen moving.
+  away from the checked state and back (a hash route, a fetch) is still seen moving. Expectations already seen
+  unmet (most of them: unmet on the fresh page) cost no read after a step.
 
-What the rule does not catch: a page that shows the expected texts on ANY interaction (every click reveals them
-all), on a real-time timer due after the final check's budget has begun (tuned to the case's length), or that
-cycles through them. The first needs a check that the steps were the right ones, which only distinct cases give
-(a case whose steps should not produce a text); the others need page-specific timing and gain little across cases.
+What the rule does not catch: a page that shows the expected texts on ANY interaction (the first click reveals them
+all); a real-time timer set at load that outlasts the first read's wait and fires during the final check (tuned to
+how long the case's steps take); a page that cycles through the expected texts. The first needs cases whose steps
+must NOT produce a text; the others need page-specific timing that does not carry across cases.
 """
 
 from __future__ import annotations
