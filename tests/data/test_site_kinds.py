@@ -131,6 +131,8 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="n must be >= 0"):
         kind_tasks(-1)
     assert kind_tasks(0) == []
+    with pytest.raises(TypeError, match="decided by content, not wording"):
+        split_of("tabs", make_site("tabs", 1)["instruction"])  # the old form of split_of
 
 
 async def _grade_all(pool, tmp_path, variants):

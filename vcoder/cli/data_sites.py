@@ -66,7 +66,7 @@ def run_site_tasks(args) -> int:
     with args.out.open("w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps({k: v for k, v in row.items() if k != "prompt"}) + "\n")
-    print(json.dumps({"out": str(args.out), "n": len(rows), "split": args.split}))
+    print(json.dumps({"out": str(args.out), "n": len(rows), "split": rows[0]["split"] if rows else args.split}))
     return 0
 
 

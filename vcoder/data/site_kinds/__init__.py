@@ -158,6 +158,8 @@ def content_key(kind: str, seed: int = 0) -> str:
     """
     if kind not in BUILDERS:
         raise ValueError(f"unknown site kind {kind!r}; choose among {', '.join(KINDS)}")
+    if not isinstance(seed, int):  # split_of(kind, instruction) was the old form: the wording no longer decides
+        raise TypeError(f"a task is (kind, seed), got seed {seed!r:.60}; the split is decided by content, not wording")
     built = _draw(kind, seed)[3]
     content = built.key if built.key is not None else [[c.get("steps", []), c["expect"]] for c in built.cases]
     return f"{kind}:{json.dumps(content, sort_keys=True)}"
