@@ -24,6 +24,7 @@ from vcoder.cli import (
     render,
     score,
     serve,
+    serve_env,
     train,
 )
 from vcoder.names import respell_flags
@@ -44,6 +45,7 @@ COMMANDS = {
     "orm": orm,
     "curriculum": curriculum,
     "serve": serve,
+    "serve-env": serve_env,
 }
 
 
