@@ -62,6 +62,12 @@ def test_malformed_actions_answer_a_clear_error_and_the_session_goes_on(refine_u
             env.step({"arguments": {}})  # no tool at all: refused by OpenEnv's own validation
         ok = env.step({"tool": "render", "arguments": {"html": REF}})
         assert ok.observation["scores"]["text"] == pytest.approx(1.0)
+    # the stateless HTTP endpoint: a 400 that says what to do, and the server still answers
+    import requests
+
+    answer = requests.post(f"{refine_url}/step", json={"action": {"tool": "render", "arguments": {}}}, timeout=60)
+    assert answer.status_code == 400 and "call reset first" in answer.json()["detail"]
+    assert requests.get(f"{refine_url}/health", timeout=60).json()["status"] == "healthy"
 
 
 def test_hostile_pages_are_contained(refine_url):

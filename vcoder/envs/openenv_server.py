@@ -72,6 +72,13 @@ def _image(b64: str | None) -> Any:
     return to_pil(base64.b64decode(b64))
 
 
+def _client_error(exc: ValueError):
+    """A client's mistake as HTTP 400 with its message (OpenEnv's WebSocket path reports the same text)."""
+    from fastapi import HTTPException
+
+    return HTTPException(status_code=400, detail=str(exc))
+
+
 class VcoderEnvironment(Environment):
     """One session of a setting (``refine``, ``site`` or ``browse``); built by :func:`make_app`'s factory."""
 
@@ -100,6 +107,21 @@ class VcoderEnvironment(Environment):
     async def reset_async(
         self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any
     ) -> VcoderObservation:
+        try:
+            return await self._reset(seed, episode_id, **kwargs)
+        except ValueError as exc:
+            raise _client_error(exc) from None
+
+    async def step_async(
+        self, action: VcoderAction, timeout_s: float | None = None, **kwargs: Any
+    ) -> VcoderObservation:
+        """Run one tool call within the step deadline; the reward comes with the observation that ends the episode."""
+        try:
+            return await self._step(action, timeout_s)
+        except ValueError as exc:
+            raise _client_error(exc) from None
+
+    async def _reset(self, seed: int | None, episode_id: str | None, **kwargs: Any) -> VcoderObservation:
         """Start an episode. refine: ``html`` (the reference page, rendered here) or ``image_png_b64``; site:
         ``task`` (a SiteTask dict); browse: ``task`` (a WebArena-format task dict), or ``site`` and ``seed`` to
         draw one of the generated tasks."""
@@ -134,12 +156,12 @@ class VcoderEnvironment(Environment):
             raise ValueError(f"the reference page did not render: {page.rendered.error}")
         return to_pil(page.image)
 
-    async def step_async(
-        self, action: VcoderAction, timeout_s: float | None = None, **kwargs: Any
-    ) -> VcoderObservation:
-        """Run one tool call within the step deadline; the reward comes with the observation that ends the episode."""
+    async def _step(self, action: VcoderAction, timeout_s: float | None) -> VcoderObservation:
         if self._state.episode_id is None:
-            raise ValueError("no episode: call reset first")
+            raise ValueError(
+                "no episode: call reset first (an episode lives in one session: use OpenEnv's EnvClient over /ws; "
+                "the stateless POST /step starts from no episode)"
+            )
         if action.tool not in TOOLS[self.setting]:
             raise ValueError(f"unknown tool {action.tool!r} for {self.setting}: use one of {TOOLS[self.setting]}")
         self._state.step_count += 1
