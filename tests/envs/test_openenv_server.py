@@ -20,7 +20,7 @@ OTHER = "<html><body style='background:#123'><h2>Another page entirely</h2></bod
 def refine_url(tmp_path_factory):
     log = tmp_path_factory.mktemp("serve-env") / "refine.log"
     proc, url = start_env_server(
-        "refine", "--rewards", "ssim,text", "--max-turns", "4", "--step-timeout", "60", log=log
+        "refine", "--rewards", "ssim,text", "--max-turns", "4", "--step-timeout", "60", "--max-sessions", "4", log=log
     )
     try:
         yield url
@@ -107,3 +107,23 @@ def test_concurrent_episodes_are_isolated(refine_url):
     assert rb.observation["scores"]["text"] < 0.5
     # b's page saw none of a's storage or cookies: it shows "none", exactly its reference
     assert seen.observation["scores"]["text"] == pytest.approx(1.0)
+
+
+def test_sessions_beyond_the_limit_are_refused_and_the_others_go_on(refine_url):
+    from openenv.core import GenericEnvClient
+
+    async def sessions():
+        clients = [GenericEnvClient(base_url=refine_url) for _ in range(5)]  # the server serves --max-sessions 4
+        try:
+            for client in clients[:4]:
+                await client.connect()
+                await client.state()
+            with pytest.raises(RuntimeError, match="CAPACITY_REACHED"):
+                await clients[4].connect()
+                await clients[4].state()
+            return await clients[0].reset(html=REF)
+        finally:
+            for client in clients:
+                await client.close()
+
+    assert asyncio.run(sessions()).observation["image_png_b64"]
