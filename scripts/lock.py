@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "lock.txt"
 ROOTS = [("vcoder", ("train", "dev")), ("torch", ()), ("torchvision", ())]
 NOT_LOCKED = {"vcoder", "pip", "setuptools", "wheel"}  # vcoder is the checkout; the rest are the installer's own
+#: pinned, but installed with --no-deps by setup.sh, so their own requirements are not walked (openenv-core's gradio
+#: does not resolve with the lock; vcoder uses only its server and client, whose imports dev provides)
+NO_DEPS = ("openenv-core",)
 
 
 def closure(roots: list[tuple[str, tuple[str, ...]]] = ROOTS) -> dict[str, str]:
@@ -53,6 +56,11 @@ def closure(roots: list[tuple[str, tuple[str, ...]]] = ROOTS) -> dict[str, str]:
             if requirement.marker and not requirement.marker.evaluate({**environment, "extra": extra}):
                 continue
             todo += [(requirement.name, "")] + [(requirement.name, e) for e in sorted(requirement.extras)]
+    for name in NO_DEPS:
+        try:
+            found[canonicalize_name(name)] = metadata.distribution(name).version
+        except metadata.PackageNotFoundError:
+            raise SystemExit(f"{name} is required but not installed here; run `bash scripts/setup.sh` first") from None
     return {name: version for name, version in sorted(found.items()) if name not in NOT_LOCKED}
 
 

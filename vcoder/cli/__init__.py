@@ -26,6 +26,7 @@ from vcoder.cli import (
     render,
     score,
     serve,
+    serve_env,
     train,
 )
 from vcoder.cli.record import target_dir as record_dir
@@ -47,6 +48,7 @@ COMMANDS = {
     "orm": orm,
     "curriculum": curriculum,
     "serve": serve,
+    "serve-env": serve_env,
 }
 
 
