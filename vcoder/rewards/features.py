@@ -21,10 +21,10 @@ _CONTENT_STRIDE = 3
 BLOCK_COMPONENTS = ("block", "text", "position", "color")
 # hidden text: the share of a page's written text it may hide beyond its reference's before it pays, and how many
 # seen characters' credit each further hidden one cancels
-_HIDDEN_TOLERANCE = 0.05
+HIDDEN_TOLERANCE = 0.05
 _HIDDEN_COST = 3.0
 # a page up to this many times as tall (for its width) as its reference is not penalised for its height
-_MAX_STRETCH = 1.5
+MAX_STRETCH = 1.5
 
 
 def content(page: Page) -> float:
@@ -96,9 +96,9 @@ def imitation_factor(ref: Page, page: Page) -> float:
     """
     from vcoder.metrics import height_ratio
 
-    stretch = min(1.0, _MAX_STRETCH / height_ratio(ref.image.shape, page.image.shape)) ** 2
+    stretch = min(1.0, MAX_STRETCH / height_ratio(ref.image.shape, page.image.shape)) ** 2
     h = hidden_text(page)
-    excess = h - hidden_text(ref) - _HIDDEN_TOLERANCE
+    excess = h - hidden_text(ref) - HIDDEN_TOLERANCE
     if excess <= 0:
         return stretch
     seen = 1.0 - h
