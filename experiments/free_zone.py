@@ -13,7 +13,8 @@ This measures both axes exactly as the factor does (the screenshots' ``vcoder.me
   ``delete_half``, a site kind in its other style, the Design2Code-style predictions but ``hidden_text``);
 - gaming pages: every imitation of ``tests/rewards/gaming.py`` on the six shapes, and ``hidden_text.pred.html``.
 
-    PYTHONPATH=$PWD python experiments/free_zone.py [--small] [--seeds 8] [--out free_zone.json]
+    PYTHONPATH=$PWD python experiments/free_zone.py [--small] [--seeds 8] [--out free_zone.json] [--rows rows.jsonl]
+    PYTHONPATH=$PWD python experiments/free_zone.py --from-rows rows.jsonl   # the report again, no rendering
 
 Prints one JSON document: the quantiles of each axis for honest and gaming pages (by family, the largest values by
 transform), the share of each set the factor penalises with the constants in ``features.py``, and each gaming page's
@@ -30,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 QUANTILES = (0.5, 0.9, 0.95, 0.99, 1.0)
 #: honest attempts the project ships beside its gaming pages (the rest of ``variants`` are imitations)
 SHIPPED_HONEST = ("honest", "nudged", "delete_half")
+#: the free zone before this measurement (set from the gaming pages): MAX_STRETCH, HIDDEN_TOLERANCE
+BEFORE = (1.5, 0.05)
 
 
 def references(small: bool, seeds: int) -> list[dict]:
@@ -128,32 +131,53 @@ def quantiles(values: list[float]) -> dict[str, float]:
     return {f"q{round(q * 100)}": round(float(np.quantile(arr, q)), 4) for q in QUANTILES} | {"n": len(values)}
 
 
-def summary(rows: list[dict]) -> dict:
+def summary(rows: list[dict], zone: tuple[float, float]) -> dict:
+    """Quantiles of both axes over ``rows``, and the shares the factor charges with ``zone`` and ``BEFORE``."""
     return {
         "n": len(rows),
         "height_ratio": quantiles([r["height_ratio"] for r in rows]),
         "hidden_excess": quantiles([r["hidden_excess"] for r in rows]),
-        "penalised": round(sum(r["factor"] < 1.0 for r in rows) / max(1, len(rows)), 4),
+        "penalised": round(sum(_outside(r, *zone) for r in rows) / max(1, len(rows)), 4),
+        "penalised_before": round(sum(_outside(r, *BEFORE) for r in rows) / max(1, len(rows)), 4),
     }
 
 
-def run(small: bool = False, seeds: int = 8, combos: int = 4) -> dict:
-    """Measure every honest and gaming page; returns the report (see the module docstring)."""
-    from tests.rewards.honest import honest_variants
-    from vcoder.rewards import features
+def _outside(row: dict, max_stretch: float, tolerance: float) -> bool:
+    """Whether the factor charges ``row`` with these constants (it is exactly 1 inside both, below 1 outside)."""
+    return row["height_ratio"] > max_stretch or row["hidden_excess"] > tolerance
 
-    honest: list[dict] = []
+
+def measure_all(small: bool = False, seeds: int = 8, combos: int = 4) -> list[dict]:
+    """Every honest and gaming page measured: ``{"set", "page", "transform" (honest), "height_ratio",
+    "hidden_excess"}``."""
+    from tests.rewards.honest import honest_variants
+
+    rows: list[dict] = []
     for k, ref in enumerate(references(small, seeds)):
         pages = {**honest_variants(ref["html"], k, combos=1 if small else combos), **ref["shipped"]}
         for (name, _), value in zip(pages.items(), measure(ref["html"], list(pages.values()), **_size(ref))):
             if value is not None:
                 transform = f"shipped:{name}" if name in ref["shipped"] else name
-                honest.append({"page": f"{ref['family']}/{ref['name']}/{name}", "transform": transform, **value})
-    gaming = []
+                page = f"{ref['family']}/{ref['name']}/{name}"
+                rows.append({"set": "honest", "page": page, "transform": transform, **_axes(value)})
     for shape, reference, pages in gaming_pages(small):
         for name, value in zip(pages, measure(reference, list(pages.values()))):
             if value is not None:
-                gaming.append({"page": f"{shape}/{name}", **value})
+                rows.append({"set": "gaming", "page": f"{shape}/{name}", **_axes(value)})
+    return rows
+
+
+def _axes(value: dict) -> dict:
+    return {"height_ratio": value["height_ratio"], "hidden_excess": value["hidden_excess"]}
+
+
+def report(rows: list[dict]) -> dict:
+    """The report of measured ``rows`` against the constants of ``features.py`` now (see the module docstring)."""
+    from vcoder.rewards import features
+
+    zone = (features.MAX_STRETCH, features.HIDDEN_TOLERANCE)
+    honest = [r for r in rows if r["set"] == "honest"]
+    gaming = [r for r in rows if r["set"] == "gaming"]
     by_transform: dict[str, dict] = {}
     for row in honest:
         for t in row["transform"].split("+"):
@@ -161,20 +185,22 @@ def run(small: bool = False, seeds: int = 8, combos: int = 4) -> dict:
             entry["n"] += 1
             entry["max_height_ratio"] = round(max(entry["max_height_ratio"], row["height_ratio"]), 4)
             entry["max_hidden_excess"] = round(max(entry["max_hidden_excess"], row["hidden_excess"]), 4)
-    worst = {
-        axis: [(r["page"], round(r[axis], 4)) for r in sorted(honest, key=lambda r: -r[axis])[:8]]
-        for axis in ("height_ratio", "hidden_excess")
-    }
     families = sorted({r["page"].split("/")[0] for r in honest})
     return {
-        "thresholds": {"max_stretch": features.MAX_STRETCH, "hidden_tolerance": features.HIDDEN_TOLERANCE},
-        "honest": summary(honest),
-        "gaming": summary(gaming),
-        "honest_by_family": {f: summary([r for r in honest if r["page"].startswith(f + "/")]) for f in families},
+        "thresholds": {"max_stretch": zone[0], "hidden_tolerance": zone[1]},
+        "thresholds_before": {"max_stretch": BEFORE[0], "hidden_tolerance": BEFORE[1]},
+        "honest": summary(honest, zone),
+        "gaming": summary(gaming, zone),
+        "honest_by_family": {f: summary([r for r in honest if r["page"].startswith(f + "/")], zone) for f in families},
         "honest_by_transform": by_transform,
-        "honest_largest": worst,
+        "honest_outside": sorted(
+            [r["page"], round(r["height_ratio"], 3), round(r["hidden_excess"], 3)]
+            for r in honest
+            if _outside(r, *zone)
+        ),
+        # [height ratio, hidden excess, whether the factor charges it]
         "gaming_pages": {
-            r["page"]: [round(r[k], 3) for k in ("height_ratio", "hidden_excess", "factor")] for r in gaming
+            r["page"]: [round(r["height_ratio"], 3), round(r["hidden_excess"], 3), _outside(r, *zone)] for r in gaming
         },
     }
 
@@ -189,9 +215,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=8, help="synthetic pages per difficulty (0-3)")
     parser.add_argument("--combos", type=int, default=4, help="pages of 2-3 transforms together per reference")
     parser.add_argument("--out", type=Path, default=None, help="also write the report here")
+    parser.add_argument("--rows", type=Path, default=None, help="write every measured page here (JSON lines)")
+    parser.add_argument("--from-rows", type=Path, default=None, help="report on rows measured before (no rendering)")
     args = parser.parse_args(argv)
-    report = run(small=args.small, seeds=args.seeds, combos=args.combos)
-    text = json.dumps(report, indent=1)
+    if args.from_rows is not None:
+        rows = [json.loads(line) for line in args.from_rows.read_text().splitlines() if line.strip()]
+    else:
+        rows = measure_all(small=args.small, seeds=args.seeds, combos=args.combos)
+    if args.rows is not None:
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = json.dumps(report(rows), indent=1)
     if args.out is not None:
         args.out.write_text(text + "\n")
     print(text)

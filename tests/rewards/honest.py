@@ -12,7 +12,8 @@ gets wrong by:
 - ``container``: the content in a centred, padded column 65-95 % of the viewport wide (re-flowed text);
 - ``reword``: a quarter of the words replaced by words of other lengths, one in twelve followed by an extra word;
 - ``drop_section``: one block of the page's main sequence left out;
-- ``extra_section``: one block of new text (a heading and a sentence, dark on white) added to the main sequence;
+- ``extra_section``: one more block like one of the page's own (a shown one, copied with other words) added to the
+  main sequence;
 - ``grid_columns``: every grid re-flowed to columns at least 280-450 px wide (fewer per row);
 - ``stack``: another layout: every row of three or more items (flex or grid) stacked as one column;
 - ``placeholders``: every fixed height (drawn images, boxes, ``<img>``) x 0.6-1.8;
@@ -23,6 +24,7 @@ gets wrong by:
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 
@@ -127,17 +129,17 @@ def drop_section(html: str, rng: random.Random) -> str | None:
 
 def extra_section(html: str, rng: random.Random) -> str | None:
     soup = BeautifulSoup(html, "html.parser")
-    children = _main_sequence(soup)
-    if not children:
+    shown = [c for c in _main_sequence(soup) or () if not c.has_attr("hidden") and "none" not in c.get("style", "")]
+    if not shown:
         return None
-    words = rng.sample(_WORDS, 3)
-    text = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(16, 30))).capitalize() + "."
-    block = BeautifulSoup(
-        # its own colours: an added block inherits whatever is around it, which on a dark page is dark text
-        f"<section style='padding:16px 24px;background:#fff;color:#222'><h2>{' '.join(w.capitalize() for w in words)}</h2><p>{text}</p></section>",
-        "html.parser",
-    )
-    rng.choice(children).insert_after(block)
+    original = rng.choice(shown)
+    block = copy.copy(original)  # a block like the page's own, written with other words (a deep copy)
+    for tag in [block, *block.find_all(True)]:
+        tag.attrs.pop("id", None)
+    for text in block.find_all(string=True):
+        if text.parent.name not in ("script", "style"):
+            text.replace_with(_WORD.sub(lambda m: rng.choice(_WORDS), str(text)))
+    original.insert_after(block)
     return str(soup)
 
 

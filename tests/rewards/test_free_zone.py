@@ -46,8 +46,8 @@ def test_the_measurement_runs_small():
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report["honest"]["n"] >= 20 and report["gaming"]["n"] >= 15, report
-    assert report["honest"]["penalised"] == 0.0, report["honest_largest"]
-    caught = {page.split("/")[1] for page, (_, _, factor) in report["gaming_pages"].items() if factor < 1.0}
+    assert report["honest"]["penalised"] == 0.0, report["honest_outside"]
+    caught = {page.split("/")[1] for page, (_, _, charged) in report["gaming_pages"].items() if charged}
     assert set(STRETCHED_OR_HIDDEN) <= caught
 
 
