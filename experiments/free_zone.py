@@ -16,9 +16,10 @@ This measures both axes exactly as the factor does (the screenshots' ``vcoder.me
     PYTHONPATH=$PWD python experiments/free_zone.py [--small] [--seeds 8] [--out free_zone.json] [--rows rows.jsonl]
     PYTHONPATH=$PWD python experiments/free_zone.py --from-rows rows.jsonl   # the report again, no rendering
 
-Prints one JSON document: the quantiles of each axis for honest and gaming pages (by family, the largest values by
-transform), the share of each set the factor penalises with the constants in ``features.py``, and each gaming page's
-``[height_ratio, hidden_excess, factor]``.
+Prints one JSON document: the quantiles of each axis for honest and gaming pages (honest ones also by family, and the
+largest values by transform), the share of each set the factor charges with the constants in ``features.py`` now and
+with the ones before (``BEFORE``), the honest pages it charges, and each gaming page's ``[height_ratio,
+hidden_excess, charged]``. The measured rows of the last full run are ``experiments/results/free_zone_rows.jsonl``.
 """
 
 from __future__ import annotations
