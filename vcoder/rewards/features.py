@@ -19,12 +19,24 @@ _MIN_REFERENCE_CONTENT = 0.002
 # content is estimated on every 3rd pixel both ways: the same fraction within ~1e-3, 9x less work
 _CONTENT_STRIDE = 3
 BLOCK_COMPONENTS = ("block", "text", "position", "color")
+# The free zone, set from honest pages (experiments/free_zone.py; docs/results.md, "The imitation factor's free
+# zone"): 1127 honest imperfect pages (fonts, sizes, spacing, a narrower column, reworded text, a section missing or
+# added, another layout, placeholder sizes, colours, combinations; of synthetic pages, the 21 site kinds, the
+# Design2Code-style pairs and the gaming tests' shapes) against their references, and the 109 gaming pages:
+#   height ratio   honest q50 1.00, q90 1.12, q95 1.23, q99 1.504, max 2.13 | gaming q50 1.04, q90 4.42, max 9.21
+#                  (content twice: 1.75-2.15; 6000 px blank, gaps blown up, content x4: 3.5-9.2)
+#   hidden excess  honest q50-q99 0.000, max 0.486 | gaming q50 0.135, q90 1.0 (hiding half: 0.135-0.44)
+# Each constant is the honest 99th percentile rounded up to the next 0.05 (a step above it: each axis lets 99 % of
+# honest pages through untouched, the last 1 % pay a little for how far they go). MAX_STRETCH 1.5 -> 1.55: the two
+# charged 1.8 % of the honest pages before, 1.5 % now (0.9 % by height, 0.6 % by hidden text). HIDDEN_TOLERANCE stays
+# 0.05: the honest q99 is 0; the 7 honest pages beyond it are site kinds that lost their one shown panel, or whose
+# inline labels the ink test misses. Every gaming page the factor charged before it still charges.
 # hidden text: the share of a page's written text it may hide beyond its reference's before it pays, and how many
 # seen characters' credit each further hidden one cancels
-_HIDDEN_TOLERANCE = 0.05
+HIDDEN_TOLERANCE = 0.05
 _HIDDEN_COST = 3.0
 # a page up to this many times as tall (for its width) as its reference is not penalised for its height
-_MAX_STRETCH = 1.5
+MAX_STRETCH = 1.55
 
 
 def content(page: Page) -> float:
@@ -91,14 +103,15 @@ def imitation_factor(ref: Page, page: Page) -> float:
 
     Hidden text: with ``h`` the page's hidden share and ``h_ref`` the reference's, each hidden character beyond
     ``h_ref + 5%`` of the written text cancels the credit of 3 seen ones: ``1 - 3 (h - h_ref - 0.05) / (1 - h)``.
-    Height: ``min(1, 1.5 / height_ratio) ** 2``: a page up to 1.5 times as tall as the reference (for its width)
-    pays nothing, one with its body twice over (measured ratios 1.75-2.15) keeps 0.49-0.73. Both are exactly 1 for an honest page, so its scores do not change.
+    Height: ``min(1, 1.55 / height_ratio) ** 2``: a page up to 1.55 times as tall as the reference (for its width)
+    pays nothing, one with its body twice over (measured ratios 1.75-2.15) keeps 0.52-0.79. Each zone holds 99 % of
+    honest imperfect pages (measured: see the comment above ``HIDDEN_TOLERANCE``), whose scores it leaves unchanged.
     """
     from vcoder.metrics import height_ratio
 
-    stretch = min(1.0, _MAX_STRETCH / height_ratio(ref.image.shape, page.image.shape)) ** 2
+    stretch = min(1.0, MAX_STRETCH / height_ratio(ref.image.shape, page.image.shape)) ** 2
     h = hidden_text(page)
-    excess = h - hidden_text(ref) - _HIDDEN_TOLERANCE
+    excess = h - hidden_text(ref) - HIDDEN_TOLERANCE
     if excess <= 0:
         return stretch
     seen = 1.0 - h
