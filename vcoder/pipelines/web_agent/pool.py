@@ -1,0 +1,29 @@
+"""How a phase of the web agent's curriculum grows its task pool: fresh task instances the pool and the held-out set
+do not hold, appended with new ids. Both updates use it (:func:`.run.grow_pool` keeps the templates in WebRL's band,
+:func:`.webrl_phase.candidate_tasks` lets the critic choose), so it sits below them both."""
+
+from __future__ import annotations
+
+from vcoder.browse import WebTask, generate_tasks
+from vcoder.pipelines.web_agent.config import WebAgentConfig
+
+
+def new_instances(config: WebAgentConfig, phase: int, pool, heldout, *, keep=None) -> list[list[WebTask]]:
+    """Per site of ``config.sites``, the phase's fresh task instances (``keep``'s, when given) whose intent is in
+    neither the pool, the held-out set nor an earlier site's list: the candidates a phase grows its pool from."""
+    seen = {t.intent for t in pool} | {t.intent for t in heldout}
+    per_site = []
+    for site in config.sites:
+        fresh = []
+        for t in generate_tasks(site, seed=1_000 * (phase + 1) + config.seed, n=6 * config.new_tasks_per_phase):
+            if (keep is None or keep(t)) and t.intent not in seen:
+                seen.add(t.intent)
+                fresh.append(t)
+        per_site.append(fresh)
+    return per_site
+
+
+def with_new_tasks(pool: list[WebTask], new: list[WebTask]) -> list[WebTask]:
+    """``pool`` followed by ``new``, renumbered after the pool's largest ``task_id``."""
+    base = max(int(t.task_id) for t in pool) + 1
+    return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
