@@ -1,9 +1,6 @@
-"""What the GRPO, SFT and Step-GRPO pipelines share: recipe parsing with clear errors, the checks of a recipe's model
-path and reward weights, the recipe's model (through :mod:`vcoder.models.loading`), the run loop (through
-:mod:`vcoder.models.train_loop`, with the holdout score a pipeline hands in), rewards.
-
-The shared layer of ``vcoder.pipelines``: the loops (``grpo/``, ``step_grpo/``, the curriculum, the quickstarts)
-import it, so it imports none of them (``tests/test_architecture.py``)."""
+"""What the GRPO, SFT and Step-GRPO pipelines share: recipe parsing with clear errors, the model-path and
+reward-weight checks, the recipe's model (:mod:`vcoder.models.loading`), the run loop (:mod:`vcoder.models.train_loop`)
+with the holdout score a pipeline hands in, rewards. The loops import this layer; it imports none of them."""
 
 from __future__ import annotations
 
@@ -260,18 +257,9 @@ def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -
 
 def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None, score_holdout=None) -> dict:
     """The run loop (:func:`vcoder.models.train_loop.run_training`: train, resuming if asked, save model, processor
-    and trainer state to ``output_dir``), then score the holdout on the main process.
-
-    Shared by the pipelines (Step-GRPO has no holdout: pass None).
-
-    Args:
-        trainer: the built TRL trainer.
-        holdout: held-out rows, or None.
-        script_args: the pipeline's script arguments (``eval_holdout`` says whether to score).
-        training_args: its trainer config (``output_dir``).
-        resume: a checkpoint to resume from, or None.
-        score_holdout: ``score_holdout(trainer, holdout, script_args, output_dir) -> mean metrics``, the pipeline's
-            own scorer (GRPO and SFT: :func:`vcoder.pipelines.grpo.heldout.score_holdout`); needed with a holdout.
+    and trainer state to ``output_dir``), then, on the main process, ``score_holdout(trainer, holdout, script_args,
+    output_dir) -> mean metrics`` when there are holdout rows and ``eval_holdout`` is set (GRPO and SFT hand in
+    :func:`vcoder.pipelines.grpo.heldout.score_holdout`; Step-GRPO has no holdout: pass None).
 
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
