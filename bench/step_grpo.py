@@ -24,8 +24,13 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
+from pathlib import Path
+
+# the scripted replies are the tests' fixture (tests/pipelines/step_grpo/scripted.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 class TimedGrader:
@@ -73,10 +78,10 @@ class TimedReplay:
 def main(model: str | None, tasks: int, generations: int, turns: int, rounds: int, warm_up: bool = True) -> dict:
     import torch
 
+    from tests.pipelines.step_grpo.scripted import ScriptedTurns, counter_replies
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.recipes import parse_recipe
     from vcoder.pipelines.step_grpo.generation import TransformersTurns
-    from vcoder.pipelines.step_grpo.replay import ScriptedTurns, counter_replies
 
     torch.set_num_threads(1)
     work = tempfile.mkdtemp(prefix="vcoder-bench-step-")

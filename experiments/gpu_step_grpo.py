@@ -20,7 +20,7 @@ What is not:
   keeps the real 152064-row vocabulary, so a random policy mostly samples ids the tokenizer has no text for.
 - A random policy never writes a well-formed turn, so every sampled trajectory scores -1 and the group's
   advantages would all be 0 (a zero loss). With ``--scripted 1`` (the default) the first trajectory of each group
-  replays the known counter replies of ``vcoder.pipelines.step_grpo.replay`` instead (off-policy, as the tests'
+  replays the known counter replies of ``tests.pipelines.step_grpo.scripted`` instead (off-policy, as the tests'
   replayed batches), so the step's advantages, loss and gradient are not zero; the other G-1 are sampled.
 - ``mask_truncated_completions`` is off: a random policy never ends a reply, so under the recipe's masking every
   sampled trajectory would leave the loss.
@@ -216,10 +216,10 @@ def main() -> None:
     import transformers
     import trl
 
+    from tests.pipelines.step_grpo.scripted import ScriptedTurns, counter_replies
     from vcoder.models.tiny_lm import build_tiny_lm
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.recipes import parse_recipe
-    from vcoder.pipelines.step_grpo.replay import ScriptedTurns, counter_replies
 
     device = "cuda" if torch.cuda.is_available() and not a.tiny else "cpu"
     a.dtype = a.dtype or ("float32" if a.tiny else "bfloat16")

@@ -1,4 +1,6 @@
-"""The import graph is the architecture: every vcoder import follows the table in docs/architecture.md."""
+"""The import graph is the architecture: every vcoder import follows the table in docs/architecture.md, no modules
+import each other in a circle, and inside every package the imports between its parts run one way (none climbs back
+up)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import ast
 import json
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,3 +92,151 @@ def test_importing_the_metrics_loads_no_browser_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def modules() -> dict[str, Path]:
+    """Every vcoder module by dotted name; a package by its own name (its ``__init__.py``)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def module_imports(source: str, module: str, is_package: bool, known: set[str]) -> list[tuple[str, int]]:
+    """The vcoder modules that ``module`` imports, inside functions too: ``from a.b import c`` is ``a.b.c`` when that
+    is a module, else ``a.b`` (a name its ``__init__`` hands on); relative imports resolved from the package."""
+    here = module.split(".") if is_package else module.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(here[: len(here) - node.level + 1] + ([node.module] if node.module else []))
+            name = base if node.level else node.module or ""
+            submodules = [f"{name}.{alias.name}" for alias in node.names if f"{name}.{alias.name}" in known]
+            found += [(sub, node.lineno) for sub in submodules]
+            if len(submodules) < len(node.names):
+                found.append((name, node.lineno))
+    return [(name, line) for name, line in found if name in known]
+
+
+def import_graph() -> dict[str, list[tuple[str, int]]]:
+    """``{module: [(imported module, line), ...]}`` over the whole package."""
+    known = modules()
+    return {
+        name: module_imports(path.read_text(), name, path.name == "__init__.py", set(known))
+        for name, path in known.items()
+    }
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan): each is a set of nodes that import each
+    other in a loop."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def part_of(package: str, module: str) -> str | None:
+    """The part of ``package`` that holds ``module``: its module, or its subpackage taken whole
+    (``part_of("vcoder.pipelines", "vcoder.pipelines.grpo.args") == "vcoder.pipelines.grpo"``)."""
+    if not module.startswith(package + "."):
+        return None
+    return f"{package}.{module[len(package) + 1 :].split('.')[0]}"
+
+
+def back_arrows(graph: dict[str, list[tuple[str, int]]], package: str) -> list[tuple[str, int, str, str]]:
+    """The imports between ``package``'s parts that close a loop among them, as ``(module, line, its part, the part
+    it imports)``: a subpackage counts as one part, so a shared module importing a loop that imports it is one."""
+    parts: dict[str, set[str]] = defaultdict(set)
+    arrows = []
+    for module, targets in graph.items():
+        for target, line in targets:
+            source, dest = part_of(package, module), part_of(package, target)
+            if source and dest and dest != source:
+                parts[source].add(dest)
+                arrows.append((module, line, source, dest))
+    looped = {frozenset(loop) for loop in circles(parts)}
+    return [arrow for arrow in arrows if any({arrow[2], arrow[3]} <= loop for loop in looped)]
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    graph = import_graph()
+    loops = circles({name: {target for target, _ in targets} for name, targets in graph.items()})
+    lines = []
+    for loop in loops:
+        members = set(loop)
+        lines.append(" <-> ".join(loop))
+        lines += [f"    {m} imports {t} (line {n})" for m in loop for t, n in graph[m] if t in members]
+    assert not loops, "modules that import each other (a function-level import counts too):\n" + "\n".join(lines)
+
+
+def test_no_import_climbs_back_up_inside_a_package():
+    # in every package the imports between its modules and subpackages (each taken whole) run one way: a layer
+    # that the others build on (pipelines/recipes.py) imports none of them
+    graph = import_graph()
+    paths = modules()
+    packages = sorted(name for name, path in paths.items() if path.name == "__init__.py")
+    found = [
+        f"{paths[module].relative_to(ROOT)}:{line}: {source} -> {dest}"
+        for package in packages
+        for module, line, source, dest in back_arrows(graph, package)
+    ]
+    assert not found, "imports that close a loop between parts of one package (one direction must go):\n" + "\n".join(
+        found
+    )
+
+
+def test_the_structure_checks_see_what_they_were_written_for():
+    known = {"vcoder.p", "vcoder.p.shared", "vcoder.p.loop", "vcoder.p.loop.train", "vcoder.p.a", "vcoder.p.b"}
+    # a function-level import of a submodule, a relative one, and a name the package's __init__ hands on
+    source = "def f():\n    from vcoder.p.loop import train\n    from . import b\n    from vcoder.p import thing\n"
+    assert module_imports(source, "vcoder.p.shared", False, known) == [
+        ("vcoder.p.loop.train", 2),
+        ("vcoder.p.b", 3),
+        ("vcoder.p", 4),
+    ]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    # the shared layer importing a loop that imports it: no two modules form a circle, yet the parts do
+    graph = {
+        "vcoder.p.shared": [("vcoder.p.loop.train", 9)],
+        "vcoder.p.loop.train": [("vcoder.p.shared", 3)],
+        "vcoder.p.loop.args": [],
+        "vcoder.p.a": [("vcoder.p.shared", 1)],
+    }
+    assert circles({name: {t for t, _ in targets} for name, targets in graph.items()}) == [
+        ["vcoder.p.loop.train", "vcoder.p.shared"]
+    ]
+    graph["vcoder.p.loop.train"] = []
+    graph["vcoder.p.loop.args"] = [("vcoder.p.shared", 5)]
+    assert not circles({name: {t for t, _ in targets} for name, targets in graph.items()})
+    assert back_arrows(graph, "vcoder.p") == [
+        ("vcoder.p.shared", 9, "vcoder.p.shared", "vcoder.p.loop"),
+        ("vcoder.p.loop.args", 5, "vcoder.p.loop", "vcoder.p.shared"),
+    ]

@@ -62,7 +62,8 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
     from trl import GRPOConfig, ModelConfig
 
     from vcoder.pipelines import grpo
-    from vcoder.pipelines.grpo.args import VCoderScriptArguments, check_model_path, check_reward_weights
+    from vcoder.pipelines.grpo.args import VCoderScriptArguments
+    from vcoder.pipelines.recipes import check_model_path, check_reward_weights
     from vcoder.rewards import build_rewards
 
     script_args, training_args, model_args = _parse(grpo, path, tmp_path)
@@ -85,7 +86,7 @@ def test_sft_recipe_parses(path, tmp_path):
     from trl import SFTConfig
 
     from vcoder.pipelines.grpo import sft
-    from vcoder.pipelines.grpo.args import check_model_path
+    from vcoder.pipelines.recipes import check_model_path
 
     script_args, training_args, model_args = _parse(sft, path, tmp_path)
     assert isinstance(training_args, SFTConfig)

@@ -21,9 +21,9 @@ import time
 
 import pytest
 
+from tests.pipelines.step_grpo.scripted import counter_replies
 from vcoder.data.interactive import make_page
 from vcoder.gui.policy import parse_cases
-from vcoder.pipelines.step_grpo.replay import counter_replies
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions, SiteTask
 

@@ -186,7 +186,7 @@ class ChatClient:
             The reply text with the full raw response.
 
         Raises:
-            ServerUnreachable, UnknownModel, RequestFailed, BadResponse (all ``ChatError``).
+            ChatError: ``ServerUnreachable``, ``UnknownModel``, ``RequestFailed`` or ``BadResponse``.
         """
         payload: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False, **self.extra_body}
         for key, value in (("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed)):

@@ -1,5 +1,6 @@
-"""What the GRPO, SFT and Step-GRPO pipelines share: recipe parsing with clear errors, the recipe's model (through
-:mod:`vcoder.models.loading`), the run loop (through :mod:`vcoder.models.train_loop`) with the holdout, rewards."""
+"""What the GRPO, SFT and Step-GRPO pipelines share: recipe parsing with clear errors, the model-path and
+reward-weight checks, the recipe's model (:mod:`vcoder.models.loading`), the run loop (:mod:`vcoder.models.train_loop`)
+with the holdout score a pipeline hands in, rewards. The loops import this layer; it imports none of them."""
 
 from __future__ import annotations
 
@@ -165,6 +166,56 @@ def resolve_resume(resume: str | bool | None, output_dir: str) -> str | None:
         raise RecipeError(str(exc)) from None
 
 
+def check_reward_weights(reward_funcs: list[str], reward_weights: list[float] | None) -> None:
+    """Refuse ``reward_weights`` that do not line up with ``reward_funcs``.
+
+    Args:
+        reward_funcs: reward names, in order.
+        reward_weights: GRPOConfig's ``reward_weights`` (None means all 1.0).
+
+    Raises:
+        ValueError: naming both lists when their lengths differ or a weight is negative.
+    """
+    if reward_weights is None:
+        return
+    if len(reward_weights) != len(reward_funcs):
+        raise ValueError(
+            f"reward_weights has {len(reward_weights)} values {list(reward_weights)} but reward_funcs names "
+            f"{len(reward_funcs)} rewards {list(reward_funcs)}; give one weight per reward, in the same order"
+        )
+    negative = [w for w in reward_weights if w < 0]
+    if negative:
+        raise ValueError(f"reward_weights={list(reward_weights)} has negative weights {negative}; use weights >= 0")
+
+
+def check_model_path(model_name_or_path: str | None) -> None:
+    """Fail early on a model path that cannot load.
+
+    Args:
+        model_name_or_path: a hub id (``Qwen/Qwen2.5-VL-3B-Instruct``) or a local folder.
+
+    Raises:
+        ValueError: when it is unset, or is meant as a local folder
+            (:func:`vcoder.models.loading.is_local_name`) but is not a folder with a ``config.json``.
+    """
+    if not model_name_or_path:
+        raise ValueError(
+            "model_name_or_path is not set; set it in the recipe or pass --model_name_or_path "
+            "(a hub id like Qwen/Qwen2.5-VL-3B-Instruct or a local folder, e.g. from `vcoder models tiny`)"
+        )
+    from vcoder.models.loading import MISSING, ModelFolderError, check_model_folder
+
+    try:
+        check_model_folder(model_name_or_path)
+    except ModelFolderError as exc:
+        if exc.problem != MISSING:
+            raise
+        raise ValueError(
+            f"model_name_or_path={model_name_or_path!r} does not exist; build a tiny model with "
+            "`vcoder models tiny --out DIR` or fix the path"
+        ) from None
+
+
 def load_model_and_processor(model_args, training_args):
     """The recipe's VLM and processor (:func:`vcoder.models.loading.load_for_training`), after the model path
     check; a name that loads as no image-text-to-text model is a ``RecipeError`` that says what vcoder trains.
@@ -177,7 +228,6 @@ def load_model_and_processor(model_args, training_args):
         ``(model, processor)``.
     """
     from vcoder.models.loading import load_for_training
-    from vcoder.pipelines.grpo.args import check_model_path
 
     check_model_path(model_args.model_name_or_path)
     try:
@@ -199,18 +249,17 @@ def build_reward_funcs(script_args, reward_weights: list[float] | None = None) -
     Returns:
         The reward callables, in order.
     """
-    from vcoder.pipelines.grpo.args import check_reward_weights
     from vcoder.rewards import build_rewards
 
     check_reward_weights(script_args.reward_funcs, reward_weights)
     return build_rewards(script_args.reward_funcs, **script_args.reward_params())
 
 
-def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None) -> dict:
+def train_and_save(trainer, holdout, script_args, training_args, *, resume: str | None, score_holdout=None) -> dict:
     """The run loop (:func:`vcoder.models.train_loop.run_training`: train, resuming if asked, save model, processor
-    and trainer state to ``output_dir``), then score the holdout on the main process.
-
-    Shared by the pipelines (Step-GRPO has no holdout: pass None).
+    and trainer state to ``output_dir``), then, on the main process, ``score_holdout(trainer, holdout, script_args,
+    output_dir) -> mean metrics`` when there are holdout rows and ``eval_holdout`` is set (GRPO and SFT hand in
+    :func:`vcoder.pipelines.grpo.heldout.score_holdout`; Step-GRPO has no holdout: pass None).
 
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
@@ -225,22 +274,14 @@ def train_and_save(trainer, holdout, script_args, training_args, *, resume: str 
         "holdout": None,
     }
     if holdout is not None and script_args.eval_holdout and trainer.accelerator.is_main_process:
-        from vcoder.pipelines.grpo.heldout import evaluate_model, write_eval
-
-        metrics = evaluate_model(
-            trainer.model,
-            trainer.processing_class,
-            holdout,
-            width=script_args.render_width,
-            height=script_args.render_height,
-        )
-        write_eval(metrics, training_args.output_dir)
-        summary["holdout"] = metrics["mean"]
+        if score_holdout is None:
+            raise ValueError("train_and_save was given holdout rows but no score_holdout to score them with")
+        summary["holdout"] = score_holdout(trainer, holdout, script_args, training_args.output_dir)
     trainer.accelerator.wait_for_everyone()
     return summary
 
 
-def run_pipeline(build, script_args, training_args, model_args, *, name: str) -> dict:
+def run_pipeline(build, script_args, training_args, model_args, *, name: str, score_holdout=None) -> dict:
     """The pipelines' shared ``main``: resolve the resume point, warn when the disk is short (main process, before
     spending hours), build the trainer, train, save and score the holdout.
 
@@ -250,6 +291,7 @@ def run_pipeline(build, script_args, training_args, model_args, *, name: str) ->
         training_args: its trainer config.
         model_args: TRL ``ModelConfig``.
         name: the pipeline's name for the log.
+        score_holdout: how the pipeline scores its holdout rows (see :func:`train_and_save`).
 
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
@@ -270,6 +312,6 @@ def run_pipeline(build, script_args, training_args, model_args, *, name: str) ->
         # one line names it, the traceback stays in the debug log
         logger.debug("%s set-up failed", name, exc_info=True)
         raise RecipeError(f"{name} set-up: {exc}") from exc
-    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume)
+    summary = train_and_save(trainer, holdout, script_args, training_args, resume=resume, score_holdout=score_holdout)
     logger.info("%s finished at step %d; model in %s", name, trainer.state.global_step, training_args.output_dir)
     return summary

@@ -162,19 +162,6 @@ def browser_processes(marker: str) -> list:
     return []
 
 
-def tree_rss(marker: str) -> int:
-    """Summed resident memory (bytes) of the browser's process tree (0 when it is not running)."""
-    import psutil
-
-    total = 0
-    for proc in browser_processes(marker):
-        try:
-            total += proc.memory_info().rss
-        except psutil.NoSuchProcess:
-            continue
-    return total
-
-
 class Browser:
     """One Chromium process driven through Playwright, relaunched when it dies.
 

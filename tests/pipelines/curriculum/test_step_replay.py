@@ -156,11 +156,11 @@ def test_step_grpo_phase_replays_past_successes_as_rl_data(tiny_vlm_dir, tmp_pat
     policy gives any text a low probability."""
     import json
 
+    from tests.pipelines.step_grpo.scripted import ScriptedTurns, counter_replies
     from vcoder.pipelines.curriculum.config import config_from_mapping
     from vcoder.pipelines.curriculum.run import run_curriculum
     from vcoder.pipelines.curriculum.tasks import offline_task
     from vcoder.pipelines.step_grpo import trainer as step_trainer
-    from vcoder.pipelines.step_grpo.replay import ScriptedTurns, counter_replies
 
     _, full = counter_replies(offline_task("counter", 0)["instruction"])
 

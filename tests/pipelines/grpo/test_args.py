@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.pipelines.grpo.args import VCoderScriptArguments, check_model_path, check_reward_weights
+from vcoder.pipelines.grpo.args import VCoderScriptArguments
+from vcoder.pipelines.recipes import check_model_path, check_reward_weights
 
 
 def test_defaults_are_valid_and_reward_names_split_on_commas():

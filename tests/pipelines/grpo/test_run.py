@@ -112,3 +112,33 @@ def test_two_process_accelerate_run(tiny_model, tmp_path):
     row = state["log_history"][0]
     assert row["rewards/block_reward/mean"] is not None
     assert row["num_tokens"] > 0
+
+
+def test_sft_scores_its_holdout_with_the_pipelines_scorer(tiny_model, tmp_path):
+    # the shared run loop (vcoder.pipelines.recipes) scores a holdout only through the scorer the pipeline hands it
+    import json
+
+    from vcoder.pipelines.grpo import sft
+    from vcoder.pipelines.recipes import parse_recipe
+
+    out = tmp_path / "sft"
+    recipe = os.path.join(ROOT, "configs", "tiny_cpu_sft.yaml")
+    args = ["--config", recipe, "--model_name_or_path", tiny_model, "--output_dir", str(out)]
+    args += [
+        "--synthetic_samples",
+        "8",
+        "--holdout",
+        "0.25",
+        "--max_steps",
+        "1",
+        "--save_strategy",
+        "no",
+        "--eval_holdout",
+        "true",
+    ]
+    script_args, training_args, model_args = parse_recipe(sft.make_parser(), args)
+    summary = sft.main(script_args, training_args, model_args)
+    with open(out / "holdout_eval.json") as handle:
+        written = json.load(handle)
+    assert summary["holdout"] == written["mean"] and written["mean"]["n"] == 2
+    assert 0.0 <= written["mean"]["overall"] <= 1.0

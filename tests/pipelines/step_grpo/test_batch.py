@@ -15,8 +15,8 @@ import math
 
 import pytest
 
+from tests.pipelines.step_grpo.scripted import ScriptedTurns, counter_replies
 from vcoder.pipelines.step_grpo.generation import TransformersTurns, TurnRequest
-from vcoder.pipelines.step_grpo.replay import ScriptedTurns, counter_replies
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

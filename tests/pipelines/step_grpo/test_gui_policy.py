@@ -11,9 +11,9 @@ import os
 
 import pytest
 
+from tests.pipelines.step_grpo.scripted import ScriptedTurns
 from tests.pipelines.step_grpo.test_batch import tiny_model  # noqa: F401 (a fixture)
 from tests.rewards.test_gui_text_policy import BROKEN, SPOKEN, WORKING, WebAgentServer
-from vcoder.pipelines.step_grpo.replay import ScriptedTurns
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -12,10 +12,10 @@ import re
 import pytest
 import yaml
 
+from tests.pipelines.step_grpo.scripted import ScriptedTurns
 from vcoder.pipelines.step_grpo.advantages import judged_step_advantages
 from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments, check_step_config
 from vcoder.pipelines.step_grpo.generation import TurnRequest, cut_reply
-from vcoder.pipelines.step_grpo.replay import ScriptedTurns
 from vcoder.pipelines.step_grpo.tokens import ENV_TURN, ChatTokens, TrajectoryTokens, token_advantages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

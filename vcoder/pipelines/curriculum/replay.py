@@ -73,11 +73,6 @@ def load_buffer(path: str | Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def save_buffer(path: str | Path, items: Sequence[dict[str, Any]]) -> None:
-    """Write the buffer (one JSON line per item)."""
-    Path(path).write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
-
-
 def grow_buffer(
     items: Sequence[dict[str, Any]], successes: Sequence[dict[str, Any]], *, max_items: int
 ) -> list[dict[str, Any]]:

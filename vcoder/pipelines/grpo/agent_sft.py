@@ -74,7 +74,7 @@ def build_agent_trainer(script_args, training_args, model_args, *, train_dataset
     from trl import SFTTrainer, get_peft_config
 
     from vcoder.models.loading import quantization_kwargs, recipe_init_kwargs
-    from vcoder.pipelines.grpo.args import check_model_path
+    from vcoder.pipelines.recipes import check_model_path
 
     if not training_args.assistant_only_loss:
         raise ValueError(

@@ -162,3 +162,27 @@ def write_eval(metrics: dict[str, Any], out_dir: str, name: str = "holdout") -> 
     with open(path, "w") as handle:
         json.dump(metrics, handle, indent=1)
     return path
+
+
+def score_holdout(trainer, holdout, script_args, output_dir: str) -> dict[str, Any]:
+    """Score a trained GRPO or SFT model on its holdout rows and write ``<output_dir>/holdout_eval.json``: the
+    ``score_holdout`` that :func:`vcoder.pipelines.recipes.run_pipeline` is handed.
+
+    Args:
+        trainer: the trainer after training (its ``model`` and ``processing_class``).
+        holdout: rows with ``prompt``, ``image``, ``html``.
+        script_args: ``VCoderScriptArguments`` (``render_width``, ``render_height``).
+        output_dir: where the scores go.
+
+    Returns:
+        The mean metrics (``evaluate_model(...)["mean"]``).
+    """
+    metrics = evaluate_model(
+        trainer.model,
+        trainer.processing_class,
+        holdout,
+        width=script_args.render_width,
+        height=script_args.render_height,
+    )
+    write_eval(metrics, output_dir)
+    return metrics["mean"]

@@ -43,9 +43,8 @@ def build_trainer(script_args, training_args, model_args, *, train_dataset=None,
     """
     from trl import SFTTrainer, get_peft_config
 
-    from vcoder.pipelines.grpo.args import check_model_path
     from vcoder.pipelines.grpo.data import build_datasets, with_sft_targets
-    from vcoder.pipelines.recipes import load_model_and_processor
+    from vcoder.pipelines.recipes import check_model_path, load_model_and_processor
 
     if script_args.dataset == "trajectories":
         from vcoder.pipelines.grpo.agent_sft import build_agent_trainer
@@ -83,9 +82,10 @@ def main(script_args, training_args, model_args) -> dict:
     Returns:
         ``{"output_dir", "global_step", "train_runtime", "holdout"}``.
     """
+    from vcoder.pipelines.grpo.heldout import score_holdout
     from vcoder.pipelines.recipes import run_pipeline
 
-    return run_pipeline(build_trainer, script_args, training_args, model_args, name="SFT")
+    return run_pipeline(build_trainer, script_args, training_args, model_args, name="SFT", score_holdout=score_holdout)
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

@@ -59,9 +59,8 @@ def build_trainer(
     """
     from trl import GRPOTrainer, get_peft_config
 
-    from vcoder.pipelines.grpo.args import check_model_path
     from vcoder.pipelines.grpo.data import build_datasets, check_columns
-    from vcoder.pipelines.recipes import build_reward_funcs, load_model_and_processor
+    from vcoder.pipelines.recipes import build_reward_funcs, check_model_path, load_model_and_processor
 
     # cheap checks first: a typo must not cost a model load or a dataset download
     check_model_path(model_args.model_name_or_path)
@@ -100,9 +99,12 @@ def main(script_args, training_args, model_args) -> dict:
     Returns:
         A summary ``{"output_dir", "global_step", "train_runtime", "holdout": metrics or None}``.
     """
+    from vcoder.pipelines.grpo.heldout import score_holdout
     from vcoder.pipelines.recipes import run_pipeline
 
-    return run_pipeline(build_trainer, script_args, training_args, model_args, name="GRPO")
+    return run_pipeline(
+        build_trainer, script_args, training_args, model_args, name="GRPO", score_holdout=score_holdout
+    )
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

@@ -3,8 +3,7 @@
 ``advantages``: the pure per-step advantage maths; ``args``: the recipe's script arguments (values only);
 ``grading``: the grader those arguments describe (the services); ``train``: the launch script (``accelerate launch
 -m vcoder.pipelines.step_grpo --config ...``); ``trainer``: the TRL trainer subclass; ``rollout``, ``generation``,
-``tokens``: episodes to token tensors; ``data``: task rows; ``replay``: scripted replies (known sites, known rewards);
-``recorded``: a trained trajectory recorded for the curriculum's replay (its tokens, turns and step advantages) and
+``tokens``: episodes to token tensors; ``data``: task rows; ``recorded``: a trained trajectory recorded for the curriculum's replay (its tokens, turns and step advantages) and
 its replay loss. Heavy imports happen inside functions.
 """
 

@@ -48,7 +48,7 @@ def build_trainer(
     from trl import get_peft_config, get_quantization_config
 
     from vcoder.models.loading import recipe_init_kwargs
-    from vcoder.pipelines.grpo.args import check_model_path
+    from vcoder.pipelines.recipes import check_model_path
     from vcoder.pipelines.step_grpo.args import check_step_config
     from vcoder.pipelines.step_grpo.data import task_rows
     from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer

@@ -54,7 +54,8 @@ from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.judging import judge_episodes
 from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
-from vcoder.pipelines.web_agent.split import new_train_tasks, web_splits
+from vcoder.pipelines.web_agent.pool import new_instances, with_new_tasks
+from vcoder.pipelines.web_agent.split import web_splits
 from vcoder.pipelines.web_agent.writer import write_phase_tasks
 
 logger = logging.getLogger(__name__)
@@ -148,24 +149,6 @@ def grow_pool(config: WebAgentConfig, phase: int, pool: list[WebTask], rollouts,
     band = {k for k, v in rates.items() if config.band_low <= sum(v) / len(v) <= config.band_high} or set(rates)
     per_site = new_instances(config, phase, pool, heldout, keep=lambda t: _template(t) in band)
     return with_new_tasks(pool, [t for site in per_site for t in site][: config.new_tasks_per_phase])
-
-
-def new_instances(config: WebAgentConfig, phase: int, pool, heldout, *, keep=None) -> list[list[WebTask]]:
-    """Per site of ``config.sites``, the phase's fresh task instances (``keep``'s, when given) on the training site
-    instances, apart from the validation and test splits by content, whose intent is in neither the pool, the
-    held-out set nor an earlier site's list: the candidates a phase grows its pool from."""
-    seen = {" ".join(t.intent.split()).lower() for t in [*pool, *heldout]}
-    per_site = []
-    for site in config.sites:
-        fresh = new_train_tasks(config, phase, site, 6 * config.new_tasks_per_phase, seen)
-        per_site.append([t for t in fresh if keep is None or keep(t)])
-    return per_site
-
-
-def with_new_tasks(pool: list[WebTask], new: list[WebTask]) -> list[WebTask]:
-    """``pool`` followed by ``new``, renumbered after the pool's largest ``task_id``."""
-    base = max(int(t.task_id) for t in pool) + 1
-    return [*pool, *(WebTask.from_dict({**t.to_dict(), "task_id": base + i}) for i, t in enumerate(new))]
 
 
 def rollout_tasks(config: WebAgentConfig, phase: int, pool: list[WebTask]) -> list[WebTask]:

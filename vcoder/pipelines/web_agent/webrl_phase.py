@@ -19,7 +19,7 @@ from typing import Any
 from vcoder.browse import WebTask, arun_episode
 from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
-from vcoder.pipelines.web_agent.run import new_instances, with_new_tasks
+from vcoder.pipelines.web_agent.pool import new_instances, with_new_tasks
 from vcoder.pipelines.web_agent.webrl import (
     Collator,
     WebAgentWebRLTrainer,
@@ -44,7 +44,7 @@ class _Exit:
 
 def candidate_tasks(config: WebAgentConfig, phase: int, pool: list[WebTask], heldout: list[WebTask]) -> list[WebTask]:
     """Up to ``3 * new_tasks_per_phase`` new task instances, the sites taken in turn, none repeating an intent of the
-    pool or the held-out set (:func:`.run.new_instances`, as :func:`.run.grow_pool` draws them)."""
+    pool or the held-out set (:func:`.pool.new_instances`, as :func:`.run.grow_pool` draws them)."""
     per_site = new_instances(config, phase, pool, heldout)
     interleaved = [t for group in zip(*per_site, strict=False) for t in group]
     if not interleaved:  # zip stops at the shortest site: fall back to all of them in site order
