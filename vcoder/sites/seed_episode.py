@@ -26,6 +26,7 @@ Example (inside a coroutine)::
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
@@ -37,7 +38,7 @@ from vcoder.sites.bolt import PROJECT_LIMITS, parse_bolt_turn
 from vcoder.sites.records import EpisodeOptions, EpisodeResult, SiteTask, StepRecord
 from vcoder.sites.seed_feedback import Execution, SeedJudge, seed_feedback
 from vcoder.sites.seed_prompts import seed_system_prompt
-from vcoder.sites.seed_rules import SeedLedger, seed_malformed, signal_of
+from vcoder.sites.seed_rules import SeedLedger, drops_trajectory, seed_malformed, signal_of
 from vcoder.sites.workspace import SiteWorkspace, WorkspaceError
 
 #: runs the project's files (path -> text) for a turn in a folder and says what happened
@@ -78,7 +79,8 @@ async def run_seed_episode(
     Returns:
         The ``EpisodeResult``; each step's ``reward`` is the seed's (raw grades: appearance 0-5 plus GUI 1-5 on a
         code turn, -1 malformed, None on a well-formed validated or finish turn); ``screenshot`` and ``gui`` are the
-        grades over 5.
+        grades over 5. A reply cut by its token cap ends the episode; unless it repeated itself, every step's reward
+        is None and ``error`` says the trajectory is dropped.
     """
     task = task if isinstance(task, SiteTask) else SiteTask.from_dict(task)
     options = options or EpisodeOptions(turn_format="bolt")
@@ -103,8 +105,16 @@ async def run_seed_episode(
             text = reply if isinstance(reply, str) else getattr(reply, "text", "")
             messages.append({"role": "assistant", "content": text})
             kind, bad = signal_of(text), seed_malformed(text)
-            record = {"turn": turn_no, "reply": text, "bad": bad, "kind": kind, "files": (), "index": len(messages) - 1}
+            record = {
+                "turn": turn_no,
+                "reply": text,
+                "bad": bad,
+                "kind": kind,
+                "files": (),
+                "index": len(messages) - 1,
+            }
             record["generation"] = None if isinstance(reply, str) else reply
+            record["cut"] = bool(getattr(reply, "cut", False))
             turns.append(record)
             if kind == "finish":
                 ledger.finish_turn(turn_no, good=bad is None)
@@ -144,17 +154,22 @@ async def run_seed_episode(
                     execution, task.instruction, description=description, screenshot_grade=grade
                 )
             record["feedback"] = feedback
-            if getattr(reply, "cut", False) or turn_no == options.max_turns:
+            if record["cut"] or turn_no == options.max_turns:
                 break
             messages.append({"role": "user", "content": feedback})
     except WorkspaceError as exc:
         error = str(exc)
     steps = _records(turns, ledger)
+    dropped = any(drops_trajectory(t["reply"], t["cut"]) for t in turns)
+    if dropped:
+        # WebGen-RL zeroes the trajectory's masks and empties its scores: no step is judged, nothing is learnt
+        steps = [dataclasses.replace(s, reward=None) for s in steps]
+        error = "dropped: a reply reached its token cap without repeating itself (WebGen-RL drops such trajectories)"
     good = [s.reward for s in steps if s.reward is not None and not s.malformed]
     result = EpisodeResult(
         steps=tuple(steps),
         finished=finished,
-        final_reward=good[-1] if good else (options.malformed_reward if steps else None),
+        final_reward=good[-1] if good else (options.malformed_reward if steps and not dropped else None),
         messages=tuple(messages),
         files=dict(workspace.files),
         task_id=task.id,
@@ -193,4 +208,3 @@ def _records(turns: list[dict[str, Any]], ledger: SeedLedger) -> list[StepRecord
             )
         )
     return out
-
