@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from vcoder.sites.bolt import PROJECT_LIMITS, parse_bolt_turn
+from vcoder.sites.feedback import feedback_message
 from vcoder.sites.records import EpisodeOptions, EpisodeResult, SiteTask, StepRecord
 from vcoder.sites.seed_feedback import Execution, SeedJudge, seed_feedback
 from vcoder.sites.seed_prompts import seed_system_prompt
@@ -91,7 +92,11 @@ async def run_seed_episode(
         {"role": "system", "content": system},
         {"role": "user", "content": task.instruction},
     ]
-    ledger = SeedLedger(malformed_reward=options.malformed_reward)
+    ledger = SeedLedger(
+        malformed_reward=options.malformed_reward,
+        screenshot_on=options.screenshot_weight > 0,
+        gui_on=options.gui_weight > 0,
+    )
     turns: list[dict[str, Any]] = []
     gui_instruction: str | None = None
     finished, error = False, None
@@ -156,7 +161,8 @@ async def run_seed_episode(
             record["feedback"] = feedback
             if record["cut"] or turn_no == options.max_turns:
                 break
-            messages.append({"role": "user", "content": feedback})
+            png = execution.screenshot if options.feedback_images and kind is None else None
+            messages.append(feedback_message(feedback, png, max_image_side=options.feedback_image_side))
     except WorkspaceError as exc:
         error = str(exc)
     steps = _records(turns, ledger)

@@ -205,6 +205,9 @@ class SeedLedger:
 
     entries: list[dict[str, Any]] = field(default_factory=list)
     malformed_reward: float = -1.0
+    #: the ablations (``WebGenRewardManagerScreenshot`` / ``...GUIAgent``): a component switched off counts 0
+    screenshot_on: bool = True
+    gui_on: bool = True
 
     def code_turn(self, turn: int, *, screenshot: float, good: bool) -> None:
         """A code-writing turn opens an entry: its appearance grade, GUI grade 0."""
@@ -227,7 +230,9 @@ class SeedLedger:
 
     def reward(self, entry: dict[str, Any]) -> float:
         """``screenshot + gui``, or the malformed reward for a bad entry (``WebGenRewardManager``)."""
-        return entry["screenshot"] + entry["gui"] if entry["good"] else self.malformed_reward
+        if not entry["good"]:
+            return self.malformed_reward
+        return (entry["screenshot"] if self.screenshot_on else 0) + (entry["gui"] if self.gui_on else 0)
 
     def turn_rewards(self, turns: int) -> list[float | None]:
         """Each turn's reward (turns 1..``turns``); None for a turn with no entry (a well-formed finish or
