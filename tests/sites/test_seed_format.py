@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 from dataclasses import dataclass
 
 import pytest
@@ -271,3 +272,43 @@ def test_cut_reply_ends_the_episode(reply, dropped):
         assert result.final_reward is None
     else:
         assert [s.reward for s in result.steps] == [4, -1.0] and result.error is None
+
+
+def test_seed_model_recipes_use_the_seed_format():
+    import glob
+    import os
+
+    import yaml
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "step_grpo")
+    seed = sorted(glob.glob(os.path.join(root, "qwen*.yaml")))
+    assert len(seed) == 7
+    for path in seed:
+        recipe, text = yaml.safe_load(open(path)), open(path).read()
+        assert (recipe["agent_format"], recipe["top_p"], recipe["max_grad_norm"], recipe["max_turn_tokens"]) == (
+            "webgen_agent",
+            0.95,
+            0.5,
+            9000,
+        ), path
+        assert "DeepSeek" not in text and "_get_instructions_and_gui_instructions" in text, path
+    tiny = yaml.safe_load(open(os.path.join(root, "tiny_cpu.yaml")))
+    assert tiny.get("agent_format", "vcoder") == "vcoder"
+
+
+SEED_REPO = "/work/.mirror/mnluzimu+WebGen-Agent/repo"
+
+
+@pytest.mark.skipif(not os.path.isdir(SEED_REPO), reason="no local copy of mnluzimu/WebGen-Agent")
+def test_texts_match_the_seed_by_structure(capsys):
+    from scripts.compare_seed_format import main
+
+    status = main([SEED_REPO])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0, {k: v for k, v in report.items() if not v["same"]}
+    assert report["describe: JSON keys"]["seed"] == [
+        "error_message",
+        "is_error",
+        "screenshot_description",
+        "suggestions",
+    ]

@@ -82,9 +82,12 @@ APPEARANCE_GRADE_PROMPT = """Grade the appearance of the webpage in the screensh
 - layout: is the arrangement balanced, intuitive and uncluttered?
 - modernness and beauty: is it contemporary and pleasing to look at?
 
-0: blank, or only a background or an error message. 1: poor (major rendering problems, chaotic, irrelevant). \
-2: below average (partial rendering, poorly organised). 3: average (minor flaws, functional but plain). 4: good (no \
-major errors, harmonious, modern). 5: excellent (flawless, polished, memorable).
+- 0: blank, or only a background or an error message.
+- 1: poor: major rendering problems, chaotic, irrelevant.
+- 2: below average: partial rendering, poorly organised.
+- 3: average: minor flaws, functional but plain.
+- 4: good: no major errors, harmonious, modern.
+- 5: excellent: flawless, polished, memorable.
 
 Write a short analysis of a few sentences, then answer with this JSON object:
 {"analysis": "<string>", "grade": <int>}"""
@@ -125,8 +128,12 @@ Trajectory:
 1. Look for failed actions that point to a problem in the website.
 2. If the website works as tested, set "test_passed" to true and leave "improvement_suggestions" empty; otherwise set \
 it to false and write concise, complete "improvement_suggestions" for the problems the test revealed.
-3. Grade the run with one integer from 1 to 5 in "grade": 1 nearly every tested function fails, 2 many fail, 3 about \
-half work, 4 most work with minor issues, 5 everything tested works as expected.
+3. Grade the run with one integer from 1 to 5 in "grade":
+   - 1: nearly every tested function fails;
+   - 2: many fail, few work;
+   - 3: about half work;
+   - 4: most work, with minor issues;
+   - 5: everything tested works as expected.
 
 You may first write two or three sentences of analysis, then answer with this JSON object:
 {{"test_passed": <boolean>, "improvement_suggestions": "<string>", "grade": <int>}}"""
