@@ -67,7 +67,10 @@ def seed_services(
         if html is None or served.site_dir is None:
             why = served.error or "the project serves no index.html"
             return Execution((("npm install", install_out),), start_log, None, f"Error: {why}")
-        rendered = await render_site(pool, served.site_dir, html, options)
+        try:
+            rendered = await render_site(runner.pool, served.site_dir, html, options)
+        except Exception as exc:  # the browser would not start: the seed reports a screenshot error
+            return Execution((("npm install", install_out),), start_log, None, f"Error: browser: {exc}")
         png = rendered.png if rendered.ok else None
         return Execution(
             (("npm install", install_out),),
