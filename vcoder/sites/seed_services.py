@@ -5,7 +5,9 @@ screenshot, and the GUI agent (the WebVoyager policy by default, as the seed run
 
 Deviations from ``execute_for_feedback.py``: the project is built with ``vite build`` and served as static files
 (no dev server, no network), so the "start log" is the build's outcome; the install/build logs are the sandbox's
-error text.
+error text. The GUI agent runs the written test as one case of vcoder's WebVoyager (WebGen-Bench's task wrapping,
+its 15-iteration budget) where the seed passes it to WebVoyager as the bare question; the trajectory given to the
+summary keeps each reply's first 300 characters.
 
 Example::
 
@@ -85,8 +87,10 @@ def seed_services(
             raise RuntimeError("the project serves no page to test")
         html, site_dir = execution.site
         [result] = await runner._run(html, site_dir, [TestCase(task=instruction)], gui_agent, options)
-        trajectory = "\n\n".join(result.details) or f"(no trajectory) {result.error or ''}".strip()
-        return trajectory, result.verdict.value
+        # the seed's convert_to_string: a placeholder for each observation, then the agent's reply (details 3+)
+        replies = [d.split(". ", 1)[-1] for d in result.details[2:]]
+        trajectory = "".join(f"[webpage screenshot]\n\n{r}\n\n" for r in replies).strip()
+        return trajectory or f"(no trajectory) {result.error or ''}".strip(), replies[-1] if replies else ""
 
     return SeedServices(
         SeedJudge(vlm, max_tokens=judge_max_tokens),

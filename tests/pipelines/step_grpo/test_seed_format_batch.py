@@ -70,3 +70,45 @@ def test_a_seed_format_batch(tiny_model, tmp_path):  # noqa: F811
         assert "The dependencies were installed." in feedback and "FULL updated content" in feedback
     # the system prompt the model saw is the seed's
     assert "screenshot_validated" in tok.decode(out["prompt_ids"][0])
+
+
+class VoyagerVLM(SeedVLM):
+    """The seed's one VLM, also driving WebVoyager: its every GUI step answers YES at once."""
+
+    def answer(self, body: dict) -> str:
+        from vcoder.gui.webvoyager import SYSTEM_PROMPT
+
+        if body["messages"][0]["content"] == SYSTEM_PROMPT:
+            self.jobs.append("webvoyager")
+            return "Thought: the count changes as asked.\nAction: ANSWER; YES"
+        if "Trajectory:" in str(body["messages"][-1]["content"]):
+            self.summaries = getattr(self, "summaries", []) + [body["messages"][-1]["content"]]
+        return super().answer(body)
+
+
+def test_screenshot_validated_runs_webvoyager_on_the_served_page(tmp_path):
+    import asyncio
+
+    from tests.sites.test_seed_format import FINISH, canned
+    from vcoder.chat import ChatClient
+    from vcoder.gui.webvoyager import WebVoyagerPolicy
+    from vcoder.rendering import get_default_pool
+    from vcoder.sites.records import EpisodeOptions
+    from vcoder.sites.seed_episode import run_seed_episode
+    from vcoder.sites.seed_services import seed_services
+
+    policy, _ = canned(PAGE, VALIDATED, FINISH)
+    options = EpisodeOptions(turn_format="bolt", agent_format="webgen_agent", gui_deadline_ms=60_000)
+    with VoyagerVLM(appearance=4, gui_grade=3) as vlm:
+        agent = WebVoyagerPolicy(client=ChatClient(vlm.base_url, "vlm"))
+        services = seed_services(
+            ChatClient(vlm.base_url, "vlm"), pool=get_default_pool(), options=options, gui_agent=agent
+        )
+        result = asyncio.run(
+            run_seed_episode({"instruction": "A counter"}, policy, services, options=options, out_dir=tmp_path / "ep")
+        )
+    assert [s.reward for s in result.steps] == [7, None, None]  # appearance 4 + the summary's 3 on turn 1
+    assert "webvoyager" in vlm.jobs and vlm.jobs[-1] == "summary"
+    assert "[webpage screenshot]" in vlm.summaries[0] and "ANSWER; YES" in vlm.summaries[0]
+    # the agent said YES: the test passed and no suggestions are passed on
+    assert "The GUI-agent test passed" in result.messages[5]["content"]
