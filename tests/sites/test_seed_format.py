@@ -312,3 +312,25 @@ def test_texts_match_the_seed_by_structure(capsys):
         "screenshot_description",
         "suggestions",
     ]
+
+
+def test_step_grpo_arguments_switch_the_format(tmp_path):
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+
+    with pytest.raises(ValueError, match="judge_base_url"):
+        StepGRPOScriptArguments(agent_format="webgen_agent")
+    with pytest.raises(ValueError, match="agent_format"):
+        StepGRPOScriptArguments(agent_format="seed")
+    (tmp_path / "system.txt").write_text("The published prompt.")
+    args = StepGRPOScriptArguments(
+        agent_format="webgen_agent",
+        judge_base_url="http://127.0.0.1:9",
+        judge_model="vlm",
+        system_prompt_file=str(tmp_path / "system.txt"),
+    )
+    options = args.episode_options()
+    assert (options.agent_format, options.turn_format, options.system_prompt) == (
+        "webgen_agent",
+        "bolt",
+        "The published prompt.",
+    )
