@@ -123,7 +123,8 @@ async def run_site_episode(
     Args:
         task: a ``SiteTask`` or its dict form (``instruction``, ``test_cases``, ``reference``, ``id``).
         policy: a ``ChatClient`` or an async callable ``messages -> reply`` (in-process generation).
-        grader: renders and grades the sites (default: ``SiteGrader()`` on the shared pool, scripted cases only).
+        grader: renders and grades the sites (default: ``SiteGrader()`` on the shared pool, scripted cases only);
+            with ``options.agent_format == "webgen_agent"`` a ``SeedServices`` (WebGen-Agent's loop runs instead).
         options: the episode's settings.
         out_dir: the episode folder (must be empty or absent); None uses a temporary one, removed at the end.
 
@@ -136,6 +137,12 @@ async def run_site_episode(
     """
     task = task if isinstance(task, SiteTask) else SiteTask.from_dict(task)
     options = options or EpisodeOptions()
+    if options.agent_format == "webgen_agent":
+        from vcoder.sites.seed_episode import SeedServices, run_seed_episode
+
+        if not isinstance(grader, SeedServices):
+            raise TypeError(f"agent_format='webgen_agent' needs a SeedServices grader, got {type(grader).__name__}")
+        return await run_seed_episode(task, as_site_policy(policy, options), grader, options=options, out_dir=out_dir)
     grader = grader or SiteGrader()
     ask = as_site_policy(policy, options)
     scratch = None if out_dir is not None else tempfile.mkdtemp(prefix="vcoder-site-")

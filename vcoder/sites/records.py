@@ -18,6 +18,8 @@ from vcoder.sites.turns import SiteLimits
 
 #: the turn formats an episode understands (:mod:`vcoder.sites.turns`, :mod:`vcoder.sites.bolt`)
 TURN_FORMATS = ("vcoder", "bolt")
+#: whose episode loop runs: vcoder's (:mod:`vcoder.sites.episode`) or WebGen-Agent's own (:mod:`vcoder.sites.seed_episode`)
+AGENT_FORMATS = ("vcoder", "webgen_agent")
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,25 @@ class EpisodeOptions:
     build_limits: BuildLimits = field(
         default_factory=BuildLimits, metadata={"help": "Bounds of a Bolt project's install + build (sandbox)."}
     )
+    agent_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "Whose loop: 'vcoder' (its prompt, feedback, grades and malformed rules) or 'webgen_agent' "
+            "(WebGen-Agent's: its system prompt, Bolt markup, feedback turn, malformed rules and step reward; needs "
+            "turn_format 'bolt' and a SeedServices grader)."
+        },
+    )
 
     def __post_init__(self) -> None:
         if self.turn_format not in TURN_FORMATS:
             raise ValueError(f"turn_format={self.turn_format!r} is not one of {TURN_FORMATS}")
+        if self.agent_format not in AGENT_FORMATS:
+            raise ValueError(f"agent_format={self.agent_format!r} is not one of {AGENT_FORMATS}")
+        if self.agent_format == "webgen_agent" and self.turn_format != "bolt":
+            raise ValueError(
+                f"agent_format='webgen_agent' speaks Bolt markup, got turn_format={self.turn_format!r}; set "
+                "turn_format='bolt' or agent_format='vcoder'"
+            )
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
         weights = (self.screenshot_weight, self.gui_weight, self.orm_weight)

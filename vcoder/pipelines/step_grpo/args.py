@@ -107,6 +107,19 @@ class StepGRPOScriptArguments:
             "<boltArtifact>/<boltAction>: Vite + React projects installed offline and built in a sandbox)."
         },
     )
+    agent_format: str = field(
+        default="vcoder",
+        metadata={
+            "help": "Whose loop: vcoder (its prompt, feedback, grades, malformed rules) or webgen_agent (WebGen-Agent's "
+            "own: its system prompt, Bolt markup (turn_format becomes bolt), its feedback turn, its malformed rules, "
+            "its step reward: appearance 0-5 on code turns, the GUI test's 1-5 summary grade added to the previous "
+            "code turn on screenshot_validated; judge_* is its VLM). See docs/step_grpo.md."
+        },
+    )
+    system_prompt_file: str | None = field(
+        default=None,
+        metadata={"help": "A file holding the builder's system prompt (e.g. WebGen-Agent's published one)."},
+    )
     max_turn_tokens: int = field(
         default=2048, metadata={"help": "Tokens one reply may have (<= max_completion_length, the trajectory's)."}
     )
@@ -190,6 +203,16 @@ class StepGRPOScriptArguments:
             raise ValueError(f"site_task_samples={self.site_task_samples} must be at least 1")
         if self.max_samples is not None and self.max_samples < 1:
             raise ValueError(f"max_samples={self.max_samples} must be positive (or None to keep every task)")
+        if self.agent_format not in ("vcoder", "webgen_agent"):
+            raise ValueError(f"agent_format={self.agent_format!r} is not one of ('vcoder', 'webgen_agent')")
+        if self.agent_format == "webgen_agent":
+            self.turn_format = "bolt"  # one setting switches the markup with the loop
+            if not self.judge_base_url:
+                raise ValueError("agent_format=webgen_agent needs judge_base_url and judge_model: the seed's VLM")
+        if self.system_prompt_file is not None:
+            from vcoder.sites.seed_prompts import seed_system_prompt
+
+            self.system_prompt = seed_system_prompt(self.system_prompt_file)
         if self.max_turns < 1 or self.max_turn_tokens < 1:
             raise ValueError(f"max_turns={self.max_turns} and max_turn_tokens={self.max_turn_tokens} must be >= 1")
         weights = self.component_weights()
@@ -260,6 +283,7 @@ class StepGRPOScriptArguments:
         return EpisodeOptions(
             max_turns=self.max_turns,
             turn_format=self.turn_format,
+            agent_format=self.agent_format,
             screenshot_weight=screenshot,
             gui_weight=gui,
             orm_weight=self.orm_weight,

@@ -90,9 +90,19 @@ def task_rows(script_args) -> list[dict[str, Any]]:
         keep = sorted(random.Random(script_args.dataset_seed).sample(range(len(rows)), script_args.max_samples))
         rows = [rows[i] for i in keep]
     out = []
+    seed_system = None
+    if getattr(script_args, "agent_format", "vcoder") == "webgen_agent":  # the conversation the seed loop opens
+        from vcoder.sites.seed_prompts import seed_system_prompt
+
+        seed_system = script_args.system_prompt or seed_system_prompt()
     for row in rows:
         SiteTask.from_dict(row)  # the cases parse: fail here, not in the middle of a rollout
         out.append({name: row.get(name) or "" for name in COLUMNS})
+        if seed_system is not None:
+            out[-1]["prompt"] = [
+                {"role": "system", "content": seed_system},
+                {"role": "user", "content": out[-1]["instruction"]},
+            ]
     if not out:
         raise ValueError(f"dataset={script_args.dataset!r} gave no tasks")
     return out

@@ -25,7 +25,8 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         output_dir: the run's folder (the written tests' cache goes under it); None: no cache.
 
     Returns:
-        A ``vcoder.sites.grading.SiteGrader`` (or its ``WrittenTestGrader`` subclass).
+        A ``vcoder.sites.grading.SiteGrader`` (or its ``WrittenTestGrader`` subclass); for
+        ``agent_format=webgen_agent`` the ``SeedServices`` of WebGen-Agent's loop (judge_* is its VLM).
     """
     from vcoder.browse.policies import gui_agent_from_endpoint
     from vcoder.gui.judge import ScreenshotJudge
@@ -44,6 +45,8 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
 
         orm_scorer = orm_site_scorer(args.orm_settings())
     pool = get_default_pool(max_pages=args.render_max_pages)
+    if args.agent_format == "webgen_agent":
+        return _seed_services(args, pool, gui_agent)
     if args.dataset != "webgen_instruct":
         return SiteGrader(
             pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log, orm_scorer=orm_scorer
@@ -65,3 +68,13 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         verdict_log=args.verdict_log,
         orm_scorer=orm_scorer,
     )
+
+
+def _seed_services(args: StepGRPOScriptArguments, pool: Any, gui_agent: Any) -> Any:
+    """WebGen-Agent's loop on the sandbox and pool: ``judge_*`` is its VLM (every judging job, the GUI-test writer
+    included, as in WebGen-RL), ``gui_*`` its GUI agent (``gui_policy``; WebGen-RL runs WebVoyager on the same VLM)."""
+    from vcoder.chat import ChatClient
+    from vcoder.sites.seed_services import seed_services
+
+    vlm = ChatClient(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
+    return seed_services(vlm, pool=pool, options=args.episode_options(), gui_agent=gui_agent)

@@ -45,6 +45,7 @@ class Reply:
 
     text: str
     turn: int
+    cut: bool = False  # the reply reached its own token cap (WebGen-RL ends, and may drop, the trajectory there)
 
 
 @dataclass
@@ -196,7 +197,8 @@ def run_rollout(
                     and len(output.ids) == request.max_new_tokens
                     and (not output.ids or output.ids[-1] not in generator.eos)
                 )
-                broker.answer(future, Reply(chat.decode(output.ids), turn))
+                cut = len(output.ids) >= request.max_new_tokens and output.ids[-1] not in generator.eos
+                broker.answer(future, Reply(chat.decode(output.ids), turn, cut))
     except BaseException as exc:
         broker.abort(exc)
         done.result()
