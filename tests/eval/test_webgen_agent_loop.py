@@ -1,66 +1,27 @@
 """WebGen-Agent's inference loop (``vcoder.eval.webgen_agent_loop``): best-step choice and backtracking.
 
-A loopback builder plays canned replies in order; a loopback judge grades a screenshot by its colour (green 4, blue
-3, red 1), so each step's grade is known by hand; real Chromium renders the sites.
+A loopback builder plays canned replies in order; a loopback judge grades a screenshot by its colour
+(``tests.eval.loop_servers``: green 4, blue 3, red 1), so each step's grade is known by hand; real Chromium renders
+the sites.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import io
 import json
 
 import pytest
 
+from tests.eval.loop_servers import Models, site
 from tests.inprocess import vcoder
-from tests.servers import ChatServer
 from vcoder.chat import ChatClient
-from vcoder.gui.judge import JUDGE_SYSTEM_PROMPT, ScreenshotJudge
+from vcoder.eval.webgen_agent_loop import Node, choose_best, error_run, run_agent_loop
+from vcoder.gui.judge import ScreenshotJudge
 from vcoder.rendering import get_default_pool
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions
 
-from vcoder.eval.webgen_agent_loop import Node, choose_best, error_run, run_agent_loop  # isort: skip
-
-COLOURS = {"green": ((0, 160, 0), 4), "blue": ((0, 0, 200), 3), "red": ((200, 0, 0), 1)}
 OPTIONS = EpisodeOptions(width=320, height=240, gui_weight=0.0, settle_timeout_ms=20_000)
-
-
-def site(colour: str, label: str = "") -> str:
-    rgb = COLOURS[colour][0]
-    return (
-        f'<file path="index.html">\n<!DOCTYPE html><html><body style="margin:0;background:rgb{rgb}">'
-        f"<p>{label}</p></body></html>\n</file>\n"
-    )
-
-
-def grade_of(png: bytes) -> int:
-    from PIL import Image
-
-    pixel = Image.open(io.BytesIO(png)).convert("RGB").getpixel((160, 200))
-    return min(COLOURS.values(), key=lambda c: sum(abs(a - b) for a, b in zip(c[0], pixel, strict=True)))[1]
-
-
-class Models(ChatServer):
-    """The builder (``replies`` in order; ``bodies`` keeps what it was sent), the colour judge, a YES agent."""
-
-    models = ("scripted",)
-
-    def __init__(self, replies: list[str]):
-        super().__init__()
-        self.replies, self.bodies = list(replies), []
-
-    def answer(self, body: dict) -> str:
-        messages = body["messages"]
-        system = messages[0]["content"] if messages else ""
-        if system == JUDGE_SYSTEM_PROMPT:
-            url = next(p["image_url"]["url"] for p in messages[1]["content"] if p.get("type") == "image_url")
-            return f"Scripted.\nScore: {grade_of(base64.b64decode(url.split(',', 1)[1]))}"
-        if "Task:" in json.dumps(messages[-1]):  # the GUI agent on a test case
-            return json.dumps({"action": "answer", "verdict": "YES", "reason": "scripted"})
-        self.bodies.append(body)
-        return self.replies.pop(0) if self.replies else "<finish/>"
 
 
 def loop(tmp_path, replies, **kwargs):
