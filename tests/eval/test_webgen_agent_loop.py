@@ -87,12 +87,15 @@ def test_webgen_bench_grades_the_best_step_under_the_agent_loop(tmp_path):
     case = {"task": "Open it", "expected_result": "It opens", "task_category": {"primary_category": "Functional"}}
     row = {"id": "t1", "instruction": "A page.", "Category": {"primary_category": "Content"}, "ui_instruct": [case]}
     (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    prompt = tmp_path / "system.txt"
+    prompt.write_text("Build the site in <file> blocks.")
     with Models([site("green", "first"), site("red", "second") + "<finish/>"]) as server:
         url = server.base_url
         proc = vcoder(
             *("eval", "webgen-bench", "--tasks", str(tmp_path / "tasks.jsonl"), "--base-url", url, "--model"),
             *("scripted", "--gui-base-url", url, "--gui-model", "scripted", "--out", str(tmp_path / "out")),
             *("--width", "320", "--height", "240", "--no-progress", "--json", "--agent-loop", "webgen_agent"),
+            *("--system-prompt", str(prompt)),
         )
         sent = server.bodies
     assert proc.returncode == 0, proc.stderr
@@ -100,4 +103,5 @@ def test_webgen_bench_grades_the_best_step_under_the_agent_loop(tmp_path):
     assert graded["agent_loop"]["chosen_step"] == 1 and graded["turns"] == 2
     assert graded["appearance"] == 4.0  # step 1's green site, not step 2's red one (1.0)
     assert sent[0]["temperature"] == 0.5  # the seed's setting under --agent-loop webgen_agent
+    assert sent[0]["messages"][0] == {"role": "system", "content": "Build the site in <file> blocks."}
     assert json.loads((tmp_path / "out" / "run.json").read_text())["agent_loop"] == "webgen_agent"
