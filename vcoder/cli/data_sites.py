@@ -36,6 +36,29 @@ def add_parsers(sub) -> None:
     traj.add_argument("--choice-seed", type=int, default=0, help="seed of the per-trajectory choices")
     traj.add_argument("--width", type=int, default=1280, help="viewport width")
     traj.add_argument("--height", type=int, default=720, help="viewport height")
+    teacher = traj.add_argument_group(
+        "teacher trajectories (WebGen-Agent's way: a teacher model over WebGen-Instruct, filtered; "
+        "vcoder.eval.teacher_trajectories)"
+    )
+    teacher.add_argument(
+        "--teacher-base-url",
+        help="the teacher's OpenAI-compatible server; --tasks is then "
+        "WebGen-Instruct's JSONL (webgen-agent_train_step-grpo.jsonl) or its folder",
+    )
+    teacher.add_argument("--teacher-model", help="the teacher's model name on that server")
+    teacher.add_argument("--judge-base-url", help="the screenshot judge's server (a VLM; grades every step)")
+    teacher.add_argument("--judge-model", help="the screenshot judge's model")
+    teacher.add_argument("--system-prompt", type=Path, metavar="FILE", help="the teacher's system prompt (the seed's)")
+    teacher.add_argument("--turn-format", default="bolt", choices=("bolt", "vcoder"), help="the teacher's markup")
+    teacher.add_argument("--max-samples", type=int, default=None, help="the first N WebGen-Instruct tasks")
+    teacher.add_argument("--max-turns", type=int, default=20, help="iterations per task (the seed's max-iter)")
+    teacher.add_argument("--error-limit", type=int, default=5, help="errored steps before backtracking")
+    teacher.add_argument("--temperature", type=float, default=0.5, help="the teacher's sampling temperature")
+    teacher.add_argument("--max-tokens", type=int, default=8192, help="the teacher's reply budget")
+    teacher.add_argument("--timeout-ms", type=int, default=600_000, help="budget of one teacher or judge request")
+    teacher.add_argument("--min-appearance", type=float, default=3.0, help="keep: the best step's grade (0-5)")
+    teacher.add_argument("--keep-unfinished", action="store_true", help="keep: trajectories that never finished")
+    teacher.add_argument("--keep-malformed", action="store_true", help="keep: trajectories with a malformed reply")
     traj.set_defaults(func=run_trajectories)
 
 
@@ -93,6 +116,11 @@ def _load_tasks(args) -> list[dict]:
 
 def run_trajectories(args) -> int:
     from vcoder.sites.trajectories import TrajectoryOptions, write_trajectories
+
+    if args.teacher_base_url or args.teacher_model:
+        from vcoder.cli.data_teacher import run_teacher
+
+        return run_teacher(args)
 
     try:
         tasks = _load_tasks(args)

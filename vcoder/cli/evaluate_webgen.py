@@ -52,7 +52,11 @@ def add_parser(bench) -> None:
         "--no-judge, and --protocol vcoder",
     )
     w.add_argument("--out", required=True, type=Path, help="output folder (created; a re-run resumes it)")
-    w.add_argument("--max-turns", type=int, default=1, help="turns per site: 1 = one-shot (default), N = agent mode")
+    w.add_argument(
+        "--max-turns",
+        type=int,
+        help="turns per site: 1 = one-shot (default), N = agent mode (--agent-loop webgen_agent: 20, the seed's)",
+    )
     w.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     w.add_argument("--judge-base-url", help="screenshot judge's server (default: --gui-base-url)")
     w.add_argument("--judge-model", help="screenshot judge's model (default: --gui-model)")
@@ -84,7 +88,22 @@ def add_parser(bench) -> None:
         help="request retries on errors, timeouts, 429, 5xx (default 2; old: --retries)",
     )
     w.add_argument("--max-tokens", type=int, default=8192, help="builder reply budget (default 8192)")
-    w.add_argument("--temperature", type=float, default=0.0, help="builder sampling temperature (default 0)")
+    w.add_argument(
+        "--temperature",
+        type=float,
+        help="builder sampling temperature (default 0; --agent-loop webgen_agent: 0.5, the seed's)",
+    )
+    w.add_argument(
+        "--agent-loop",
+        choices=("none", "webgen_agent"),
+        default="none",
+        help="webgen_agent: WebGen-Agent's own loop (its infer_batch.py): backtrack to the best step after "
+        "--error-limit consecutive errored steps, grade the best step's site, not the last (default none)",
+    )
+    w.add_argument(
+        "--error-limit", type=int, default=5, help="--agent-loop webgen_agent: errored steps before backtracking (5)"
+    )
+    w.add_argument("--system-prompt", type=Path, metavar="FILE", help="the builder's system prompt, read from FILE")
     w.add_argument("--gui-max-tokens", type=int, default=256, help="agent reply budget per action (default 256)")
     w.add_argument("--feedback-images", action="store_true", help="screenshots in the feedback (a VLM builder)")
     w.add_argument("--extra-body", metavar="JSON", help="server-specific request fields for every server")
@@ -110,6 +129,7 @@ def add_parser(bench) -> None:
 
 def run_webgen_bench(args: argparse.Namespace) -> int:
     from vcoder.cli.agent_build import UsageError, extra_body
+    from vcoder.eval.webgen_agent_loop import SEED_MAX_ITER, SEED_TEMPERATURE
     from vcoder.eval.webgen_bench import EndpointUnavailable, evaluate_webgen, summary_line
     from vcoder.eval.webgen_config import WebGenConfig
 
@@ -121,6 +141,15 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
         return usage(
             f"--judge-base-url and --judge-model go together (got {args.judge_base_url!r}, {args.judge_model!r})"
         )
+    seed = args.agent_loop == "webgen_agent"
+    max_turns = args.max_turns if args.max_turns is not None else (SEED_MAX_ITER if seed else 1)
+    temperature = args.temperature if args.temperature is not None else (SEED_TEMPERATURE if seed else 0.0)
+    system_prompt = None
+    if args.system_prompt is not None:
+        try:
+            system_prompt = args.system_prompt.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return usage(f"--system-prompt {args.system_prompt}: {exc}")
     try:
         config = WebGenConfig(
             base_url=args.base_url,
@@ -131,7 +160,7 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             judge_base_url=args.judge_base_url,
             judge_model=args.judge_model,
             judge=not args.no_judge,
-            max_turns=args.max_turns,
+            max_turns=max_turns,
             gui_step_limit=args.gui_step_limit,
             max_concurrency=args.max_concurrency,
             timeout_ms=args.timeout_ms,
@@ -140,7 +169,7 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             gui_deadline_ms=args.gui_deadline_ms,
             max_retries=args.max_retries,
             max_tokens=args.max_tokens,
-            temperature=args.temperature,
+            temperature=temperature,
             gui_max_tokens=args.gui_max_tokens,
             extra_body=extra_body(args.extra_body),
             width=args.width,
@@ -150,6 +179,9 @@ def run_webgen_bench(args: argparse.Namespace) -> int:
             verdict_log=args.verdict_log,
             protocol=args.protocol,
             turn_format=args.turn_format,
+            agent_loop=args.agent_loop,
+            error_limit=args.error_limit,
+            system_prompt=system_prompt,
         )
     except (UsageError, ValueError) as exc:
         return usage(str(exc))

@@ -21,7 +21,12 @@ MAX_ACTIONS = 15
 #: vcoder.gui.webvoyager)
 PROTOCOLS = ("vcoder", "webgen-bench")
 #: what a run.json written before a setting existed is taken to have used
-FINGERPRINT_DEFAULTS = {"protocol": "vcoder", "turn_format": "vcoder", "gui_policy": DEFAULT_GUI_POLICY}
+FINGERPRINT_DEFAULTS = {
+    "protocol": "vcoder",
+    "turn_format": "vcoder",
+    "gui_policy": DEFAULT_GUI_POLICY,
+    "agent_loop": "none",
+}
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,15 @@ class WebGenConfig:
         },
     )
     gui_policy: str = gui_policy_field("Protocol vcoder")
+    agent_loop: str = field(
+        default="none",
+        metadata={
+            "help": "none (the episode's last well-formed step is graded) or webgen_agent (WebGen-Agent's loop: "
+            "backtracking after error_limit errored steps, the best step is graded; vcoder.eval.webgen_agent_loop)."
+        },
+    )
+    error_limit: int = field(default=5, metadata={"help": "webgen_agent loop: errored steps before backtracking."})
+    system_prompt: str | None = field(default=None, metadata={"help": "The builder's system prompt (None: default)."})
     protocol: str = field(
         default="vcoder",
         metadata={
@@ -76,12 +90,16 @@ class WebGenConfig:
     def __post_init__(self) -> None:
         if self.turn_format not in TURN_FORMATS:
             raise ValueError(f"turn_format must be one of {TURN_FORMATS}, got {self.turn_format!r}")
+        from vcoder.eval.webgen_agent_loop import AGENT_LOOPS
+
+        if self.agent_loop not in AGENT_LOOPS:
+            raise ValueError(f"agent_loop must be one of {AGENT_LOOPS}, got {self.agent_loop!r}")
         if not 1 <= self.gui_step_limit <= MAX_ACTIONS:
             raise ValueError(
                 f"gui_step_limit must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.gui_step_limit}"
             )
         positive = ("max_turns", "max_concurrency", "timeout_ms", "gui_timeout_ms", "judge_timeout_ms")
-        positive += ("gui_deadline_ms", "max_tokens", "gui_max_tokens", "width", "height", "max_pages")
+        positive += ("error_limit", "gui_deadline_ms", "max_tokens", "gui_max_tokens", "width", "height", "max_pages")
         bad = {k: v for k in positive if (v := getattr(self, k)) < 1}
         if bad or self.max_retries < 0:
             raise ValueError(
@@ -149,6 +167,7 @@ class WebGenConfig:
             "protocol": ",".join(self.protocols),
             "turn_format": self.turn_format,
             "gui_policy": self.gui_policy,
+            "agent_loop": self.agent_loop,
         }
 
     def episode_options(self) -> EpisodeOptions:
@@ -165,6 +184,7 @@ class WebGenConfig:
             reply_timeout_ms=self.timeout_ms * (self.max_retries + 1) + 30_000,
             max_reply_tokens=self.max_tokens,
             temperature=self.temperature,
+            system_prompt=self.system_prompt,
         )
 
     def case_options(self, protocol: str = "vcoder") -> EpisodeOptions:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from vcoder.chat import ChatClient, ChatError, WatchedClient, connect
 from vcoder.chat.endpoint import Endpoint
+from vcoder.eval.webgen_agent_loop import run_agent_loop
 from vcoder.eval.webgen_appearance import grade_appearance, scrolled_screenshots
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, protocol_entry, task_row
 from vcoder.gui.judge import ScreenshotJudge
@@ -146,14 +147,28 @@ class TaskRunner:
         # the judge's grade of each turn and the final site's test cases go to the verdict log (when there is one)
         builder_grader = AuditedGrader(pool=self.pool, judge=judge, verdict_log=log, verdict_source="eval_judge")
         hidden = dataclasses.replace(task, test_cases=())  # the builder never sees the benchmark's cases
-        result = await run_site_episode(
-            hidden,
-            self.builder,
-            grader=builder_grader,
-            options=self.config.episode_options(),
-            out_dir=folder / "episode",
-        )
+        config = self.config
+        loop = None
+        if config.agent_loop == "webgen_agent":  # WebGen-Agent's loop: the best step's site is graded
+            result, loop = await run_agent_loop(
+                hidden,
+                self.builder,
+                grader=builder_grader,
+                options=config.episode_options(),
+                out_dir=folder / "episode",
+                error_limit=config.error_limit,
+            )
+        else:
+            result = await run_site_episode(
+                hidden,
+                self.builder,
+                grader=builder_grader,
+                options=config.episode_options(),
+                out_dir=folder / "episode",
+            )
         episode = _episode_fields(result)
+        if loop is not None:
+            episode["agent_loop"] = loop.to_dict()
         problems = ([result.error] if result.error else []) + list(builder_grader.problems)
         if problems:
             return self._infrastructure(task, problems, episode)
@@ -170,7 +185,7 @@ class TaskRunner:
             return task_row(
                 task.id, cases, appearance=appearance, built=False, error=f"build failed: {why}", extra=extra
             )
-        last = good[-1]
+        last = good[-1] if loop is None else next(s for s in good if s.turn == loop.chosen)
         files, site_dir = final_site(result, last)
         graded = await asyncio.gather(
             *(self._grade(p, task, files, site_dir, last, folder, instruments) for p in protocols)
