@@ -40,7 +40,7 @@ from typing import Any
 
 from vcoder.data.prompts import make_site_conversation
 from vcoder.sites.bolt import PROJECT_LIMITS
-from vcoder.sites.episode import _step, as_site_policy
+from vcoder.sites.episode import as_site_policy, play_turn
 from vcoder.sites.feedback import feedback_message
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.projects import bolt_conversation
@@ -229,7 +229,7 @@ async def run_agent_loop(
                 error = f"policy returned {type(reply).__name__}, not a str or an object with a str 'text'"
                 break
             messages.append({"role": "assistant", "content": text})
-            record, png = await _step(
+            record, png = await play_turn(
                 step_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
             )
             steps.append(record)

@@ -173,7 +173,7 @@ async def run_site_episode(
                 error = f"policy returned {type(reply).__name__}, not a str or an object with a str 'text'"
                 break
             messages.append({"role": "assistant", "content": text})
-            record, screenshot = await _step(
+            record, screenshot = await play_turn(
                 turn_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
             )
             if record.generation is None and not isinstance(reply, str):
@@ -207,8 +207,11 @@ async def run_site_episode(
     return result
 
 
-async def _step(turn_no, text, task, workspace, grader, options, graded, expected, index, earlier):
+async def play_turn(turn_no, text, task, workspace, grader, options, graded, expected, index, earlier):
     """Parse, apply, (build,) grade and record one reply; writes the step folder. Returns (record, screenshot PNG).
+
+    The one step of a site episode, shared by :func:`run_site_episode` and WebGen-Agent's benchmark loop
+    (:mod:`vcoder.eval.webgen_agent_loop`).
 
     The grader logs the site with the episode so far (``earlier`` steps and this turn, see ``episode_history``)."""
     bolt = parse_bolt_turn(text) if options.turn_format == "bolt" else None
