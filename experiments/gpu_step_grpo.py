@@ -98,7 +98,7 @@ class TimedTurns:
     def __init__(self, sampled, scripted, group: int, n_scripted: int, device: str):
         self.sampled, self.scripted = sampled, scripted
         self.group, self.n_scripted, self.device = group, n_scripted, device
-        self.reports_logprobs = sampled.reports_logprobs
+        self.reports_logprobs, self.eos = sampled.reports_logprobs, sampled.eos
         self.calls: list[dict] = []
 
     def generate(self, requests):
