@@ -1,8 +1,12 @@
 """Device check (issue 37): one or two Step-GRPO steps IN THE SEED'S FORMAT (``agent_format: webgen_agent``) on random
 weights built from the Qwen2.5-Coder-7B config, with per-step timings, tokens, step rewards and peak GPU memory.
 
-    PYTHONPATH=$PWD python experiments/gpu_seed_step.py --out /dev/shm/gpu37 --steps 2    # the device (one GPU)
-    PYTHONPATH=$PWD nice -n 19 python experiments/gpu_seed_step.py --tiny                 # CPU, same path
+    PYTHONPATH=$PWD python experiments/gpu_seed_step.py --out /tmp/gpu37 --max-new-tokens 2048   # one GPU
+    PYTHONPATH=$PWD nice -n 19 python experiments/gpu_seed_step.py --tiny      # CPU, same path (~1-3 min)
+
+The figures (JSON) are printed and written to ``$OUT/gpu37.json`` when ``$OUT`` is set (or ``--json PATH``). On the
+lent device TRL, datasets, dill and multiprocess are not installed: carry their wheels (``.whl``, see
+docs/results.md "Step-GRPO in the seed's format on a GPU").
 
 It MEASURES the trainer, generation and the seed's format rules, NOT THE GRADER. What is real: the recipe
 ``configs/step_grpo/qwen2_5_coder_7b.yaml`` (``agent_format: webgen_agent``: WebGen-Agent's system prompt in vcoder's
@@ -169,6 +173,8 @@ class Clock:
         def generate(requests):
             replay = [r for r in requests if r.key % group < n_canned]
             sample = [r for r in requests if r.key % group >= n_canned]
+            if not sample:  # a round of canned replies only
+                return canned_turns.generate(requests)
             with clock.span("generate_s"):
                 sampled = inner.generate(sample)
             clock.cur["generate_calls"].append(
@@ -271,7 +277,7 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="scratch folder for the saved model and the run (default: temp)")
     ap.add_argument("--json", default=None, help="also write the figures here (default: $OUT/gpu37.json when set)")
     ap.add_argument("--steps", type=int, default=2, help="optimizer steps (each: G trajectories of the one task)")
-    ap.add_argument("--max-new-tokens", type=int, default=None, help="a reply's cap (default 1024; 256 with --tiny)")
+    ap.add_argument("--max-new-tokens", type=int, default=None, help="a reply's cap (default 1024; 384 with --tiny)")
     ap.add_argument("--max-completion-length", type=int, default=None, help="a trajectory's budget (default 6144)")
     ap.add_argument("--dtype", default=None, help="weight dtype (default: the recipe's bfloat16; float32 with --tiny)")
     a = ap.parse_args()
@@ -292,7 +298,7 @@ def main() -> None:
     if not a.tiny and device != "cuda":
         raise SystemExit("the 7B check needs a GPU; use --tiny on a CPU")
     a.dtype = a.dtype or ("float32" if a.tiny else "bfloat16")
-    a.max_new_tokens = a.max_new_tokens or (256 if a.tiny else 1024)
+    a.max_new_tokens = a.max_new_tokens or (384 if a.tiny else 1024)
     a.max_completion_length = a.max_completion_length or 6144
     if device == "cpu":
         torch.set_num_threads(1)
