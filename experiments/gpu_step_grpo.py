@@ -98,7 +98,7 @@ class TimedTurns:
     def __init__(self, sampled, scripted, group: int, n_scripted: int, device: str):
         self.sampled, self.scripted = sampled, scripted
         self.group, self.n_scripted, self.device = group, n_scripted, device
-        self.reports_logprobs = sampled.reports_logprobs
+        self.reports_logprobs, self.eos = sampled.reports_logprobs, sampled.eos
         self.calls: list[dict] = []
 
     def generate(self, requests):
@@ -165,6 +165,8 @@ def recipe_argv(a, model_dir: Path, run_dir: Path, device: str) -> list[str]:
     # a random policy never ends a reply: under the recipe's masking every sampled trajectory would leave the loss
     argv += ["--mask_truncated_completions", "false"]
     argv += ["--judge_base_url", "", "--gui_base_url", "", "--verdict_log", ""]
+    # vcoder's own format (the recipe now rolls out in the seed's: experiments/gpu_seed_step.py checks that one)
+    argv += ["--agent_format", "vcoder"]
     if a.lora:
         argv += ["--use_peft", "true", "--lora_r", "16", "--lora_alpha", "32", "--lora_target_modules", "all-linear"]
     if device != "cuda":

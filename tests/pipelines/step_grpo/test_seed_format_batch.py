@@ -26,10 +26,10 @@ PAGE = """A counter page.
 def test_a_seed_format_batch(tiny_model, tmp_path):  # noqa: F811
     import torch
 
+    from tests.pipelines.step_grpo.scripted import ScriptedTurns
     from vcoder.chat import ChatClient
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.recipes import parse_recipe
-    from vcoder.pipelines.step_grpo.replay import ScriptedTurns
     from vcoder.rendering import get_default_pool
     from vcoder.sites.seed_services import seed_services
 
