@@ -66,9 +66,9 @@ def _rollout(tiny_vlm_dir, orm_dir, out, task, replies):
     """One Step-GRPO batch of a curriculum phase's trainer on ``task`` (2 trajectories, replayed ``replies``):
     TRL's batch (its ``advantages``, what the loss multiplies) and the recorder's outcomes."""
     from vcoder.pipelines.curriculum.config import config_from_mapping, parse_train_recipe
+    from vcoder.pipelines.curriculum.modes import build_phase_trainer, task_rows
     from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder
-    from vcoder.pipelines.curriculum.tasks import task_rows
-    from vcoder.pipelines.curriculum.train import build_phase_trainer, step_score_scale
+    from vcoder.pipelines.curriculum.train import step_score_scale
     from vcoder.pipelines.step_grpo.replay import ScriptedTurns
 
     overrides = {"max_steps": 1, "max_turns": 1, "per_device_train_batch_size": 2, "num_generations": 2}
