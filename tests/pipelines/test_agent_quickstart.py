@@ -21,7 +21,7 @@ def _result(*steps, finished=False):
 
 
 def test_episode_scores_read_the_first_and_the_final_site():
-    from vcoder.pipelines.agent_eval import episode_scores, summarize
+    from vcoder.pipelines.agent_quickstart import episode_scores, summarize
 
     # a malformed first turn leaves an empty site (0), the fix passes 2 of 3 cases, then a finish
     fixed = episode_scores(_result(_step(1, malformed=True), _step(2, gui=2 / 3), _step(3, gui=2 / 3), finished=True))

@@ -28,7 +28,7 @@ def probe_step_reward(model_dir: str, tasks: list, *, grader, seed: int) -> floa
     import torch
 
     from vcoder.pipelines import agent_quickstart as quickstart
-    from vcoder.pipelines.agent_eval import evaluate_agent
+    from vcoder.pipelines.agent_quickstart import evaluate_agent
     from vcoder.sites.records import EpisodeOptions
 
     recipe = quickstart.STEP_GRPO_RECIPE

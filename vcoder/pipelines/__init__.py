@@ -10,7 +10,7 @@ The loops:
 - :mod:`.web_agent`: WebRL's own setting, the browsing agent on :mod:`vcoder.browse`'s sites
   (``vcoder curriculum web-sft`` and ``run`` with a ``web_agent_*`` recipe).
 - :mod:`.quickstart` and :mod:`.agent_quickstart`: the end-to-end CPU demos behind ``vcoder quickstart [--agent]``;
-  :mod:`.agent_eval` scores a site-building policy on held-out tasks for the latter.
+  :mod:`.agent_quickstart.evaluation` scores a site-building policy on held-out tasks for the latter.
 
 The shared layer, which the loops import and which imports none of them (``tests/test_architecture.py``):
 :mod:`.recipes` (parsing a recipe with one-line errors, the model-path and reward-weight checks, the run loop with the

@@ -65,11 +65,11 @@ def _orm_at(untrained_orm, folder, threshold):
 def _rollout(tiny_vlm_dir, orm_dir, out, task, replies):
     """One Step-GRPO batch of a curriculum phase's trainer on ``task`` (2 trajectories, replayed ``replies``):
     TRL's batch (its ``advantages``, what the loss multiplies) and the recorder's outcomes."""
+    from tests.pipelines.step_grpo.scripted import ScriptedTurns
     from vcoder.pipelines.curriculum.config import config_from_mapping, parse_train_recipe
+    from vcoder.pipelines.curriculum.modes import build_phase_trainer, task_rows
     from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder
-    from vcoder.pipelines.curriculum.tasks import task_rows
-    from vcoder.pipelines.curriculum.train import build_phase_trainer, step_score_scale
-    from vcoder.pipelines.step_grpo.replay import ScriptedTurns
+    from vcoder.pipelines.curriculum.train import step_score_scale
 
     overrides = {"max_steps": 1, "max_turns": 1, "per_device_train_batch_size": 2, "num_generations": 2}
     overrides |= {"max_turn_tokens": 400, "max_completion_length": 2048}
@@ -103,9 +103,9 @@ def test_the_orm_verdict_is_the_written_task_reward_in_the_phase_update(tiny_vlm
     without index.html 0 (advantages +-0.707 whatever an ORM says, as before the fix); the ORM overrides them."""
     import torch
 
+    from tests.pipelines.step_grpo.scripted import counter_replies
     from vcoder.data.site_tasks import site_tasks
     from vcoder.orm import OutcomeRewardModel
-    from vcoder.pipelines.step_grpo.replay import counter_replies
 
     torch.set_num_threads(1)
     counter = site_tasks(1)[0]

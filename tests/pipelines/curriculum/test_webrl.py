@@ -20,9 +20,9 @@ def test_webrl_phases_train_save_the_critic_and_predict_with_it(tiny_vlm_dir, tm
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
     from vcoder.pipelines.curriculum.config import config_from_mapping, parse_train_recipe
+    from vcoder.pipelines.curriculum.modes import task_rows
     from vcoder.pipelines.curriculum.policy import prompt_inputs
     from vcoder.pipelines.curriculum.run import run_curriculum
-    from vcoder.pipelines.curriculum.tasks import task_rows
     from vcoder.pipelines.curriculum.webrl_trainer import WebRLCritic, observation_features
     from vcoder.rendering import BrowserPool
 

@@ -17,10 +17,14 @@ from typing import Any
 
 from vcoder.chat.endpoint import Endpoint
 from vcoder.names import carries
+from vcoder.pipelines.curriculum.modes import ALGORITHMS as ALGORITHM_MODES
+from vcoder.pipelines.curriculum.modes import TRAINERS as TRAINER_MODES
+from vcoder.pipelines.curriculum.modes import Algorithm, Trainer
 from vcoder.suggest import did_you_mean, unknown_names
 
-TRAINERS = ("grpo", "step_grpo")
-ALGORITHMS = ("grpo", "webrl")
+#: the ``trainer`` and ``algorithm`` names a recipe may give (their objects: :mod:`vcoder.pipelines.curriculum.modes`)
+TRAINERS = tuple(TRAINER_MODES)
+ALGORITHMS = tuple(ALGORITHM_MODES)
 PREDICTORS = ("kind", "orm", "critic")
 REPLAY_MODES = ("rl", "sft")
 #: settings added after run folders existed: left out of the fingerprint while they keep these values, and read as
@@ -147,6 +151,7 @@ class CurriculumConfig:
     def __post_init__(self) -> None:
         if self.trainer not in TRAINERS:
             raise CurriculumConfigError(_choice("trainer", self.trainer, TRAINERS))
+        object.__setattr__(self, "_trainer_mode", TRAINER_MODES[self.trainer])  # chosen once, here
         if self.predictor not in PREDICTORS:
             raise CurriculumConfigError(_choice("predictor", self.predictor, PREDICTORS))
         if self.replay_mode not in REPLAY_MODES:
@@ -163,19 +168,18 @@ class CurriculumConfig:
             )
         if self.heldout_size < 0:
             raise CurriculumConfigError(f"heldout_size={self.heldout_size!r} must be >= 0 (0: no held-out set)")
-        if self.heldout_size and self.trainer != "grpo":
+        if self.heldout_size and not self.trainer_mode.one_shot:
             raise CurriculumConfigError(
                 f"heldout_size={self.heldout_size} with trainer={self.trainer}: the held-out measurement scores "
                 "one-shot screenshot tasks; set heldout_size: 0 for Step-GRPO"
             )
         if self.algorithm not in ALGORITHMS:
             raise CurriculumConfigError(_choice("algorithm", self.algorithm, ALGORITHMS))
-        if self.algorithm == "webrl" and self.trainer != "grpo":
-            raise CurriculumConfigError(
-                f"algorithm=webrl with trainer={self.trainer}: WebRL's objective is implemented for one-shot GRPO "
-                "(one-step trajectories); use trainer: grpo, or algorithm: grpo for Step-GRPO"
-            )
-        if self.predictor == "critic" and self.algorithm != "webrl":
+        object.__setattr__(self, "_algorithm_mode", ALGORITHM_MODES[self.algorithm])
+        problem = self.algorithm_mode.check(self)
+        if problem:
+            raise CurriculumConfigError(problem)
+        if self.predictor == "critic" and not self.algorithm_mode.trains_critic:
             raise CurriculumConfigError(
                 f"predictor=critic with algorithm={self.algorithm}: only WebRL trains a critic; set algorithm: webrl "
                 "or predictor: kind"
@@ -214,7 +218,7 @@ class CurriculumConfig:
                 "writer_base_url and writer_model go together: give both (an OpenAI-compatible endpoint and its model "
                 "name) or neither (offline generators only)"
             )
-        if self.trainer == "grpo" and self.uses_writer:
+        if self.trainer_mode.one_shot and self.uses_writer:
             raise CurriculumConfigError(
                 f"writer_base_url={self.writer_base_url!r} with trainer=grpo: the task writer writes site tasks "
                 "(instruction + test cases), which one-shot GRPO on screenshots has no page to train on; use "
@@ -234,9 +238,17 @@ class CurriculumConfig:
                 f"train_overrides sets {owned}, which the curriculum sets per phase; use model_name_or_path / beta "
                 "at the top level and --out for the folder"
             )
-        from vcoder.pipelines.curriculum.tasks import check_kinds
+        self.trainer_mode.check_kinds(self.kinds)
 
-        check_kinds(self.kinds, trainer=self.trainer)
+    @property
+    def trainer_mode(self) -> Trainer:
+        """The object of ``trainer`` (:mod:`vcoder.pipelines.curriculum.modes`), chosen when the config was made."""
+        return self._trainer_mode
+
+    @property
+    def algorithm_mode(self) -> Algorithm:
+        """The object of ``algorithm`` (:mod:`vcoder.pipelines.curriculum.modes`), chosen when the config was made."""
+        return self._algorithm_mode
 
     @property
     def uses_writer(self) -> bool:
@@ -328,15 +340,9 @@ def parse_train_recipe(config: CurriculumConfig, *, model: str, output_dir: str)
     """``(script_args, training_args, model_args)`` of one phase, parsed by the trainer's own parser."""
     from vcoder.pipelines.recipes import parse_recipe
 
-    if config.trainer == "grpo":
-        from vcoder.pipelines.grpo.train import make_parser
-    else:
-        from vcoder.pipelines.step_grpo.train import make_parser
-    parsed = parse_recipe(make_parser(), train_argv(config, model=model, output_dir=output_dir))
-    script_args = parsed[0]
-    if config.trainer == "grpo" and config.success_reward not in script_args.reward_funcs:
-        raise CurriculumConfigError(
-            f"success_reward={config.success_reward!r} is not one of the training recipe's reward_funcs "
-            f"{script_args.reward_funcs}; pick one of those (its score decides which rollouts succeeded)"
-        )
+    mode = config.trainer_mode
+    parsed = parse_recipe(mode.make_parser(), train_argv(config, model=model, output_dir=output_dir))
+    problem = mode.success_reward_error(config.success_reward, parsed[0])
+    if problem:
+        raise CurriculumConfigError(problem)
     return parsed

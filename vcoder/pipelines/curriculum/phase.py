@@ -153,11 +153,10 @@ def run_phase(
     from vcoder.models.train_loop import run_training
     from vcoder.pipelines.curriculum.config import parse_train_recipe
     from vcoder.pipelines.curriculum.orm import OrmPredictor, orm_label_records
-    from vcoder.pipelines.curriculum.outcomes import OutcomeRecorder, successes, summarise
+    from vcoder.pipelines.curriculum.outcomes import successes, summarise
     from vcoder.pipelines.curriculum.policy import geometric_mean_probs
     from vcoder.pipelines.curriculum.replay import grow_buffer, recorded_trajectory, replay_filter, trajectory_probs
-    from vcoder.pipelines.curriculum.tasks import task_rows
-    from vcoder.pipelines.curriculum.train import build_phase_trainer, reference_model, save_policy, step_score_scale
+    from vcoder.pipelines.curriculum.train import reference_model, save_policy
     from vcoder.rendering import BrowserPool
 
     t0 = time.perf_counter()
@@ -166,35 +165,28 @@ def run_phase(
     write_jsonl(folder / "pool.jsonl", pool)
     parsed = parse_train_recipe(config, model=start_model, output_dir=str(folder / "train"))
     script_args = parsed[0]
+    mode, update = config.trainer_mode, config.algorithm_mode  # the recipe's trainer and algorithm, as objects
     with BrowserPool(max_pages=2) as browser:
-        rows = task_rows(pool, trainer=config.trainer, script_args=script_args, pool=browser)
-        replay_rows = task_rows(
-            [b["task"] for b in buffer], trainer=config.trainer, script_args=script_args, pool=browser
-        )
+        rows = mode.task_rows(pool, script_args, pool=browser)
+        replay_rows = mode.task_rows([b["task"] for b in buffer], script_args, pool=browser)
         heldout_rows = _heldout_rows(config, script_args, browser)
-    if config.trainer == "grpo":
-        recorder = OutcomeRecorder()
-    else:
-        top = step_score_scale(script_args)
-        recorder = OutcomeRecorder(scale=lambda r: max(0.0, r) / top)
-    trainer = build_phase_trainer(
-        config.trainer,
+    recorder = mode.recorder(script_args)
+    trainer = mode.build(
         parsed,
         rows,
         recorder,
         success_reward=config.success_reward,
-        algorithm=config.algorithm,
+        algorithm=update,
         tasks=pool,
         orm_model=config.orm_model,
     )
-    if config.algorithm == "webrl":
-        _set_webrl(trainer, config, script_args, run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None)
+    update.prepare(trainer, config, script_args, run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None)
     reference = reference_model(trainer, start_model)
     measure = _heldout_measure(config, script_args, parsed[1], heldout_rows)
     if measure is not None and heldout_before is None:
         heldout_before = measure(trainer.accelerator.unwrap_model(trainer.model), trainer.processing_class)
     kept, replay = [], {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
-    recorded = [recorded_trajectory(b) for b in buffer] if config.trainer == "step_grpo" else None
+    recorded = [recorded_trajectory(b) for b in buffer] if mode.records_trajectories else None
     if config.replay_weight > 0:  # weight 0 switches replay off: nothing to score
         if recorded is not None:
             probs = trajectory_probs(trainer, recorded)
@@ -211,7 +203,7 @@ def run_phase(
         advantages=[buffer[i]["score"] - buffer[i].get("baseline", 0.0) for i in kept],
         trajectories=[recorded[i] for i in kept] if recorded is not None else None,
     )
-    if config.trainer == "step_grpo" and config.replay_weight > 0:
+    if mode.records_trajectories and config.replay_weight > 0:
         trainer.trajectory_log = {}  # this phase's trajectories, for the next phases' replay
     logger.info("phase %d: %d tasks, replay %s, reference %s", phase, len(pool), replay, reference)
     # the shared run loop; the policy is saved below, merged, after the held-out measure (not by the loop)
@@ -222,8 +214,7 @@ def run_phase(
     else:
         heldout_after = None
     save_policy(trainer, str(folder / "model"))
-    if config.algorithm == "webrl":
-        trainer.critic.save(folder / "critic.pt")  # the next phase's critic continues from it
+    update.save(trainer, folder)  # webrl: critic.pt, the next phase's critic continues from it
     # WebRL's --add_reward: the ORM judged the rollouts of tasks without an evaluator (kind llm) while the phase
     # trained (their recorded scores are its verdicts); here they are marked and the ORM is checked on the rest
     records, orm = orm_label_records(config.orm_model, recorder.records, pool, threshold=config.success_threshold)
@@ -233,9 +224,7 @@ def run_phase(
         from vcoder.pipelines.curriculum.webrl_trainer import CriticPredictor
 
         with BrowserPool(max_pages=2) as browser:
-            predictor = CriticPredictor(
-                trainer, lambda tasks: task_rows(tasks, trainer=config.trainer, script_args=script_args, pool=browser)
-            )
+            predictor = CriticPredictor(trainer, lambda tasks: mode.task_rows(tasks, script_args, pool=browser))
             grown = grow_pool(config, phase, pool, summary, predict=predictor, writer=writer)
     elif predict is None and config.predictor == "orm":
         with BrowserPool(max_pages=2) as browser:
@@ -251,7 +240,7 @@ def run_phase(
     else:
         grown = grow_pool(config, phase, pool, summary, predict=predict or kind_predictor(summary), writer=writer)
     next_pool = [*pool, *grown["accepted"]]
-    trajectories = (trainer.trajectory_log or {}) if config.trainer == "step_grpo" else None
+    trajectories = (trainer.trajectory_log or {}) if mode.records_trajectories else None
     found = successes(records, pool, threshold=config.success_threshold, phase=phase, trajectories=trajectories)
     new_buffer = grow_buffer(buffer, found, max_items=config.replay_max_items)
     write_jsonl(folder / "next_pool.jsonl", next_pool)
@@ -292,7 +281,7 @@ def run_phase(
         "replay_mode": config.replay_mode,
         "heldout_before": heldout_before,
         "heldout": heldout_after,
-        "webrl": _webrl_details(trainer) if config.algorithm == "webrl" else None,
+        "webrl": update.details(trainer),
         "train": {"global_step": trainer.state.global_step, "train_runtime": result["train_runtime"]},
         "next_pool_size": len(next_pool),
         "replay_buffer_size": len(new_buffer),
@@ -308,10 +297,9 @@ def _heldout_rows(config, script_args, browser) -> list[dict[str, Any]]:
     if not config.heldout_size:
         return []
     from vcoder.pipelines.curriculum.heldout import heldout_tasks
-    from vcoder.pipelines.curriculum.tasks import task_rows
 
     tasks = heldout_tasks(config.kinds, config.heldout_size, seed=config.heldout_seed, split=config.heldout_split)
-    return task_rows(tasks, trainer=config.trainer, script_args=script_args, pool=browser)
+    return config.trainer_mode.task_rows(tasks, script_args, pool=browser)
 
 
 def _heldout_digest(config) -> str | None:
@@ -347,24 +335,3 @@ def _heldout_measure(config, script_args, training_args, rows):
         return result
 
     return measure
-
-
-def _set_webrl(trainer, config, script_args, previous_critic: Path | None) -> None:
-    """WebRL's settings on the phase's trainer: the success reward's column and threshold, and the critic continued
-    from the previous phase's ``critic.pt`` (a new one in phase 0)."""
-    from vcoder.pipelines.curriculum.webrl_trainer import WebRLCritic
-
-    critic = WebRLCritic.load(previous_critic) if previous_critic is not None and previous_critic.exists() else None
-    trainer.set_webrl(
-        success_index=script_args.reward_funcs.index(config.success_reward),
-        threshold=config.success_threshold,
-        critic=critic,
-        critic_learning_rate=config.critic_learning_rate,
-    )
-
-
-def _webrl_details(trainer) -> dict[str, Any]:
-    """The WebRL figures of the phase's training log: per logged step, the actor loss, beta, critic loss/accuracy."""
-    keys = ("webrl/actor_loss", "webrl/beta", "webrl/log_ratio", "webrl/critic_loss", "webrl/critic_accuracy")
-    steps = [e for e in trainer.state.log_history if "webrl/actor_loss" in e]
-    return {key.split("/", 1)[1]: [e.get(key) for e in steps] for key in keys}

@@ -37,12 +37,18 @@ def interactive_kinds() -> tuple[str, ...]:
     return KINDS
 
 
-def check_kinds(kinds: Sequence[str], *, trainer: str) -> None:
-    """Refuse kinds the trainer cannot train on (grpo: screenshot-0..3; step_grpo: interactive kinds)."""
+def screenshot_kinds() -> tuple[str, ...]:
+    """The one-shot screenshot kinds ``screenshot-0`` .. ``screenshot-3`` (by page difficulty)."""
+    return tuple(f"{SCREENSHOT_PREFIX}{d}" for d in range(4))
+
+
+def check_kinds(kinds: Sequence[str], *, trainer: str, allowed: Sequence[str]) -> None:
+    """Refuse kinds the trainer cannot train on: ``allowed`` is the trainer's kinds (grpo: screenshot-0..3;
+    step_grpo: interactive kinds), ``trainer`` its name in the message."""
 
     if not kinds:
         raise ValueError("kinds is empty; name at least one offline task kind, e.g. [screenshot-0]")
-    allowed = tuple(f"{SCREENSHOT_PREFIX}{d}" for d in range(4)) if trainer == "grpo" else interactive_kinds()
+    allowed = tuple(allowed)
     bad = [k for k in kinds if k not in allowed]
     if bad:
         raise ValueError(
@@ -155,12 +161,8 @@ def new_offline_tasks(kinds: Sequence[str], *, phase: int, base_seed: int) -> li
     return [offline_task(kind, _train_seed(kind, base + i, used)) for i, kind in enumerate(kinds)]
 
 
-def task_rows(
-    tasks: Sequence[Mapping[str, Any]], *, trainer: str, script_args: Any, pool: Any = None
-) -> list[dict[str, Any]]:
-    """Training rows of ``tasks`` for the trainer (grpo: screenshot rows, rendered; step_grpo: site task rows)."""
-    if trainer == "grpo":
-        return _screenshot_rows(tasks, script_args, pool=pool)
+def site_rows(tasks: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Step-GRPO's training rows of site ``tasks``: the site conversation, the instruction and the test cases."""
     from vcoder.data.prompts import make_site_conversation
 
     return [
@@ -175,7 +177,9 @@ def task_rows(
     ]
 
 
-def _screenshot_rows(tasks, script_args, *, pool=None) -> list[dict[str, Any]]:
+def screenshot_rows(tasks, script_args, *, pool=None) -> list[dict[str, Any]]:
+    """One-shot GRPO's training rows of screenshot ``tasks``: each page rendered (``pool``: a shared browser pool),
+    its screenshot resized to the recipe's ``max_pixels``, the prompt of the recipe."""
     from vcoder.data.prompts import DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, make_conversation
     from vcoder.data.synthetic import generate_page
     from vcoder.images import resize_to_max_pixels

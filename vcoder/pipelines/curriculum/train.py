@@ -12,35 +12,33 @@ disables the adapter instead, i.e. the reference is the base weights; that is wh
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 logger = logging.getLogger(__name__)
 
 
-def _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward: str, algorithm: str):
-    from trl import GRPOTrainer
-
+def grpo_trainer(parsed: tuple, rows, recorder, *, success_reward: str, algorithm):
+    """One-shot GRPO's phase trainer: the recipe's rewards (the success reward wrapped by ``recorder``) and the
+    ``algorithm``'s update (:class:`~vcoder.pipelines.curriculum.modes.Algorithm`: TRL's GRPO loss or WebRL's),
+    with :class:`~vcoder.pipelines.curriculum.replay.ReplayLossMixin` on top."""
     from vcoder.data import to_dataset
     from vcoder.pipelines import grpo
     from vcoder.pipelines.curriculum.replay import ReplayLossMixin
     from vcoder.pipelines.recipes import build_reward_funcs
 
+    script_args, training_args, model_args = parsed
     funcs = build_reward_funcs(script_args, training_args.reward_weights)
     index = script_args.reward_funcs.index(success_reward)
     funcs[index] = recorder.wrap(funcs[index])
-    if algorithm == "webrl":
-        from vcoder.pipelines.curriculum.webrl_trainer import WebRLTrainer
-
-        cls = type("CurriculumWebRLTrainer", (ReplayLossMixin, WebRLTrainer), {})
-    else:
-        cls = type("CurriculumGRPOTrainer", (ReplayLossMixin, GRPOTrainer), {})
+    cls = type(f"Curriculum{algorithm.class_stem}Trainer", (ReplayLossMixin, algorithm.trainer_base()), {})
     trainer, _ = grpo.build_trainer(
         script_args, training_args, model_args, train_dataset=to_dataset(rows), reward_funcs=funcs, trainer_cls=cls
     )
     return trainer
 
 
-def _step_trainer(script_args, training_args, model_args, rows, recorder, tasks, orm_model):
+def step_trainer(parsed: tuple, rows, recorder, *, tasks, orm_model: str | None):
+    """Step-GRPO's phase trainer (with the replay mixin); ``tasks`` without an evaluator (written tasks) are judged
+    by the ORM in ``orm_model`` while the phase trains (a written task and no ORM: ValueError)."""
     from datasets import Dataset
 
     from vcoder.pipelines import step_grpo
@@ -49,6 +47,7 @@ def _step_trainer(script_args, training_args, model_args, rows, recorder, tasks,
     from vcoder.pipelines.step_grpo.grading import build_grader
     from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer
 
+    script_args, training_args, model_args = parsed
     grader = None  # every task has an evaluator: the trainer builds the recipe's grader on first use
     if not all(has_evaluator(t) for t in tasks):  # the ORM's verdicts are the written tasks' outcomes at rollout time
         grader = orm_verdict_grader(orm_model, tasks, build_grader(script_args, output_dir=training_args.output_dir))
@@ -64,30 +63,6 @@ def _step_trainer(script_args, training_args, model_args, rows, recorder, tasks,
 def step_score_scale(script_args) -> float:
     """The top of Step-GRPO's step reward scale (screenshot_weight + gui_weight + orm_weight; 10 by default)."""
     return float(script_args.screenshot_weight + script_args.gui_weight + script_args.orm_weight) or 1.0
-
-
-def build_phase_trainer(
-    trainer_kind: str,
-    parsed: tuple,
-    rows: list[dict[str, Any]],
-    recorder,
-    *,
-    success_reward: str,
-    algorithm: str = "grpo",
-    tasks: list[dict[str, Any]] | None = None,
-    orm_model: str | None = None,
-):
-    """The phase's trainer (with :class:`~vcoder.pipelines.curriculum.replay.ReplayLossMixin`), its success reward
-    wrapped by ``recorder``; ``algorithm="webrl"``: a
-    :class:`~vcoder.pipelines.curriculum.webrl_trainer.WebRLTrainer`.
-
-    Step-GRPO: ``tasks`` (the pool ``rows`` were made from) without an evaluator (written tasks) are judged by the ORM
-    in ``orm_model`` while the phase trains (:class:`~vcoder.pipelines.curriculum.orm.OrmVerdictGrader`), so their
-    step rewards and advantages are its verdicts; a written task and no ORM is refused (ValueError)."""
-    script_args, training_args, model_args = parsed
-    if trainer_kind == "grpo":
-        return _grpo_trainer(script_args, training_args, model_args, rows, recorder, success_reward, algorithm)
-    return _step_trainer(script_args, training_args, model_args, rows, recorder, tasks or [], orm_model)
 
 
 def reference_model(trainer, expected: str) -> str:

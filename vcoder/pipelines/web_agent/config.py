@@ -12,7 +12,12 @@ from vcoder.suggest import unknown_names
 
 #: the phase's update: the NLL of successful episodes' actions plus replay (filtered behaviour cloning), or WebRL's
 #: actor-critic objective (:mod:`.webrl`)
+#: (:mod:`.modes` holds their objects)
 ALGORITHMS = ("filtered_bc", "webrl")
+#: names a recipe may give for ``algorithm`` that the web agent does not have, and what to use instead
+NOT_ALGORITHMS = {"grpo": " (the web agent has no GRPO update: filtered_bc is its NLL option)"}
+#: the ``trainer`` a web agent recipe names (the curriculum's CLI picks this pipeline by it)
+TRAINERS = ("web_agent",)
 
 
 def _help(text: str) -> dict[str, str]:
@@ -149,7 +154,7 @@ class WebAgentConfig:
     )
 
     def __post_init__(self) -> None:
-        if self.trainer != "web_agent":
+        if self.trainer not in TRAINERS:
             raise ValueError(f"trainer={self.trainer!r}: this recipe is for trainer: web_agent")
         from vcoder.models.tiny_lm import LM_ARCHES  # the shapes build_tiny_lm makes (a cheap import)
 
@@ -176,11 +181,7 @@ class WebAgentConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
         if self.algorithm not in ALGORITHMS:
-            hint = (
-                " (the web agent has no GRPO update: filtered_bc is its NLL option)"
-                if self.algorithm == "grpo"
-                else ""
-            )
+            hint = NOT_ALGORITHMS.get(self.algorithm, "")
             raise ValueError(f"algorithm={self.algorithm!r} must be one of {ALGORITHMS}{hint}")
         if bool(self.writer_base_url) != bool(self.writer_model):
             raise ValueError(

@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from vcoder.browse import WebTask, arun_episode, write_tasks
-from vcoder.browse.records import replay_items, verdict_record, write_jsonl
+from vcoder.browse.records import verdict_record, write_jsonl
 from vcoder.browse.splits import split_digest
 from vcoder.models.loading import save_policy
-from vcoder.pipelines.curriculum.replay import replay_filter
 from vcoder.pipelines.web_agent.config import WebAgentConfig
 from vcoder.pipelines.web_agent.judging import judge_episodes
-from vcoder.pipelines.web_agent.lm import LocalPolicy, completion_logprobs, train_nll
+from vcoder.pipelines.web_agent.lm import LocalPolicy
+from vcoder.pipelines.web_agent.modes import update_of
 from vcoder.pipelines.web_agent.pool import new_instances, with_new_tasks
 from vcoder.pipelines.web_agent.split import web_splits
 from vcoder.pipelines.web_agent.writer import write_phase_tasks
@@ -160,43 +160,12 @@ def rollout_tasks(config: WebAgentConfig, phase: int, pool: list[WebTask]) -> li
     return sorted(rng.sample(pool, config.rollout_tasks), key=lambda t: int(t.task_id))
 
 
-def _filtered_bc(config: WebAgentConfig, phase: int, model, tokenizer, rollouts, buffer):
-    """``algorithm: filtered_bc``: the NLL of the successful episodes' actions and of the replayed steps the start
-    policy's confidence keeps; returns ``(fresh buffer items, replay counts, train stats)``."""
-    import math
-
-    fresh = [item for e in rollouts for item in replay_items(e, phase=phase)]
-    samples = [(item["task"], item["completion"]) for item in fresh]
-    replay = {"kept": 0, "dropped_easy": 0, "dropped_unlikely": 0}
-    if buffer:
-        confidence = completion_logprobs(
-            model,
-            tokenizer,
-            [(b["task"], b["completion"]) for b in buffer],
-            max_prompt_tokens=config.max_prompt_tokens,
-            system=config.system_prompt,
-        )
-        kept, replay = replay_filter([math.exp(c) for c in confidence], low=config.replay_low, high=config.replay_high)
-        samples += [(buffer[i]["task"], buffer[i]["completion"]) for i in kept]
-    train = train_nll(
-        model,
-        tokenizer,
-        samples,
-        epochs=config.epochs,
-        learning_rate=config.learning_rate,
-        batch_size=config.batch_size,
-        max_prompt_tokens=config.max_prompt_tokens,
-        seed=config.seed * 100 + phase,
-        system=config.system_prompt,
-    )
-    return fresh, replay, train
-
-
 def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, buffer, start: str, before):
     """One phase (see the module docstring); returns its report."""
     from vcoder.rendering import BrowserPool
 
     t0 = time.perf_counter()
+    update = update_of(config)  # the recipe's algorithm, as an object
     folder = run_dir / f"phase_{phase}"
     folder.mkdir(parents=True, exist_ok=True)
     write_jsonl((t.to_dict() for t in pool), folder / "pool.jsonl")
@@ -216,18 +185,12 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         written = None
         if config.uses_writer:
             written = write_phase_tasks(config, run_dir, folder, phase, pool, heldout, rollouts)
-        webrl = None
-        if config.algorithm == "webrl":
-            from vcoder.pipelines.web_agent.webrl_phase import webrl_update
-
-            previous = run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None
-            webrl = webrl_update(
-                config, folder, phase, model, tokenizer, rollouts, buffer, pool=pool, heldout=heldout,
-                browser=browser, previous_critic=previous, candidates=written.tasks if written else None,
-            )  # fmt: skip
-            fresh, replay, train = webrl["fresh"], webrl["replay"], webrl["train"]
-        else:
-            fresh, replay, train = _filtered_bc(config, phase, model, tokenizer, rollouts, buffer)
+        previous = run_dir / f"phase_{phase - 1}" / "critic.pt" if phase else None
+        # filtered_bc: webrl is None; webrl: its critic, candidates and next pool as well
+        fresh, replay, train, webrl = update.run(
+            config, folder, phase, model, tokenizer, rollouts, buffer, pool=pool, heldout=heldout,
+            browser=browser, previous_critic=previous, candidates=written.tasks if written else None,
+        )  # fmt: skip
         save_policy(model, tokenizer, folder / "model")
         heldout_episodes = asyncio.run(_episodes(heldout, greedy, browser, config))
     after = success_table(heldout_episodes)
@@ -261,7 +224,7 @@ def run_phase(config: WebAgentConfig, run_dir: Path, phase: int, pool, heldout, 
         "generated": len(next_pool) - len(pool),
         "rejected": {},
         "algorithm": config.algorithm,
-        "reference_model": start if config.algorithm == "webrl" else None,
+        "reference_model": start if update.has_reference else None,
         "orm_judged": orm_judged,
         "writer": None,
         "wall_s": round(time.perf_counter() - t0, 1),

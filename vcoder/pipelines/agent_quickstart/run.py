@@ -14,8 +14,8 @@ Everything runs on a CPU without network:
 4. agent SFT (:mod:`vcoder.pipelines.grpo.agent_sft`: loss on the assistant turns) from the random model;
 5. Step-GRPO (:mod:`vcoder.pipelines.step_grpo`) from the SFT output, on training tasks;
 6. greedy episodes on the scored tasks for the untrained, SFT and Step-GRPO models
-   (:func:`vcoder.pipelines.agent_eval.evaluate_agent`: WebGen-Bench accuracy, well-formed turns, first- vs
-   last-turn accuracy), curves, ``summary.json`` (with the split scored and its digest, and the training digest).
+   (:func:`vcoder.pipelines.agent_quickstart.evaluation.evaluate_agent`: WebGen-Bench accuracy, well-formed turns,
+   first- vs last-turn accuracy), curves, ``summary.json`` (with the split scored and its digest, and the training digest).
 
 The recipes are ordinary pipeline recipes (parsed by the same parsers as ``vcoder train``), only embedded here.
 """
@@ -139,7 +139,7 @@ def train_step_grpo(recipe: dict[str, Any], train_ds, *, grader: Any, progress: 
     """Parse an embedded Step-GRPO recipe with the pipeline's own parser, train on ``train_ds``, save."""
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.progress import BarCallback
-    from vcoder.pipelines.quickstart import quiet
+    from vcoder.pipelines.quickstart.run import quiet
     from vcoder.pipelines.recipes import train_and_save
 
     script_args, training_args, model_args = step_grpo.make_parser().parse_dict(recipe, allow_extra_keys=False)
@@ -186,7 +186,7 @@ def train_agent_sft(recipe: dict[str, Any], trajectories: str, *, progress: bool
     from vcoder.pipelines.grpo import sft
     from vcoder.pipelines.grpo.agent_sft import drop_turns_from_loss
     from vcoder.pipelines.progress import BarCallback
-    from vcoder.pipelines.quickstart import _parse, quiet
+    from vcoder.pipelines.quickstart.run import _parse, quiet
     from vcoder.pipelines.recipes import train_and_save
 
     with open(trajectories + ".meta.jsonl", encoding="utf-8") as handle:
@@ -261,9 +261,9 @@ def run_agent_quickstart(
     from vcoder.data.site_kinds import kind_tasks
     from vcoder.data.splits import check_split, split_digest
     from vcoder.gui.scripted import ScriptedPolicy
-    from vcoder.pipelines.agent_eval import evaluate_agent
+    from vcoder.pipelines.agent_quickstart.evaluation import evaluate_agent
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.quickstart import StageClock, auto_threads, reward_window
+    from vcoder.pipelines.quickstart.run import StageClock, auto_threads, reward_window
     from vcoder.rendering import get_default_pool
     from vcoder.sites.grading import SiteGrader
     from vcoder.sites.records import EpisodeOptions
