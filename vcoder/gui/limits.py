@@ -5,9 +5,10 @@ Recipes and CLIs carry them flat under one prefix (see :func:`vcoder.names.flat_
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-__all__ = ["CaseLimits"]
+__all__ = ["CaseLimits", "case_limits"]
 
 
 @dataclass(frozen=True)
@@ -33,3 +34,20 @@ class CaseLimits:
                 f"action_timeout_ms={self.action_timeout_ms} must be below deadline_ms={self.deadline_ms}, the "
                 "deadline of a whole test case"
             )
+
+
+def case_limits(limits: CaseLimits | None = None, **fields: int) -> CaseLimits:
+    """``limits`` (default: ``CaseLimits()``, the one default) with some of its fields replaced.
+
+    Args:
+        limits: the case limits, or None for the declared defaults.
+        **fields: ``step_limit``, ``deadline_ms`` or ``action_timeout_ms`` to replace (a caller's one-off, as tests do).
+
+    Returns:
+        The ``CaseLimits`` (validated).
+
+    Example:
+        >>> case_limits(deadline_ms=9000).deadline_ms
+        9000
+    """
+    return dataclasses.replace(limits if limits is not None else CaseLimits(), **fields)
