@@ -65,7 +65,7 @@ def test_the_episode_deadline_ends_the_episode():
         seen["waits"] = [await env.wait(600) for _ in range(5)]  # 3 s of waiting in a 1.5 s episode
         seen["remaining_s"] = env.remaining_s
 
-    result, seen = run_probe(script, deadline_ms=1500)
+    result, seen = run_probe(script, deadline_ms=1500, action_timeout_ms=1000)  # an action fits in a case
     oks = [r.ok for r in seen["waits"]]
     done = oks.index(False)  # waits are cut to the time left: two or three fit, then the deadline ends it
     assert done in (2, 3) and oks == [True] * done + [False] * (5 - done)

@@ -122,6 +122,7 @@ class WebGenConfig:
                 "give both, or neither to use the agent's endpoint"
             )
         check_gui_policy(self.gui_policy)
+        self.case_options()  # the test cases' bounds hold together (an action fits in a case)
         if self.gui_deadline_ms < self.gui_timeout_ms:
             logger.warning(
                 "gui_deadline_ms=%d (one test case) is below gui_timeout_ms=%d (one GUI-agent request): a served VLM "

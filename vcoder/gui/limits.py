@@ -22,16 +22,16 @@ class CaseLimits:
 
     step_limit: int = field(default=15, metadata={"help": "Actions per test case (WebGen-Bench: 15)."})
     deadline_ms: int = field(default=20000, metadata={"help": "Wall-clock deadline of one test case, ms."})
-    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one action, ms (below the deadline)."})
+    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one action, ms (at most the deadline)."})
 
     def __post_init__(self) -> None:
         for name in ("step_limit", "deadline_ms", "action_timeout_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
-        if self.action_timeout_ms >= self.deadline_ms:
+        if self.action_timeout_ms > self.deadline_ms:
             raise ValueError(
-                f"action_timeout_ms={self.action_timeout_ms} must be below deadline_ms={self.deadline_ms}, the "
+                f"action_timeout_ms={self.action_timeout_ms} must not exceed deadline_ms={self.deadline_ms}, the "
                 "deadline of a whole test case"
             )
 

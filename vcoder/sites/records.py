@@ -142,6 +142,7 @@ class EpisodeOptions:
         bad = {name: getattr(self, name) for name in timeouts if getattr(self, name) <= 0}
         if bad or self.settle_quiet_ms < 0:
             raise ValueError(f"timeouts must be > 0 ms (settle_quiet_ms >= 0), got {bad or self.settle_quiet_ms}")
+        self.case_limits()  # the test cases' bounds hold together (an action fits in a case)
 
     def case_limits(self) -> CaseLimits:
         """The test cases' bounds (``gui_step_limit``, ``gui_deadline_ms``, ``action_timeout_ms``) as one value.
