@@ -115,6 +115,7 @@ def run(args) -> int:
     if not page.is_file():
         return _usage(f"no such page: {page} (pass an existing .html file)")
     from vcoder.gui.limits import CaseLimits
+    from vcoder.names import cli_flag
 
     bad = {k: v for k in ("width", "height") if (v := getattr(args, k)) <= 0}
     if bad:
@@ -122,7 +123,11 @@ def run(args) -> int:
     try:
         limits = CaseLimits(args.gui_step_limit, args.gui_deadline_ms, args.gui_action_timeout_ms)
     except ValueError as exc:
-        return _usage(str(exc).replace("step_limit", "--gui-step-limit"))
+        import re
+
+        return _usage(
+            re.sub(r"\b(step_limit|deadline_ms|action_timeout_ms)\b", lambda m: cli_flag("gui_" + m[1]), str(exc))
+        )
     from vcoder.cli.cases import load_cases
 
     cases, problem = load_cases(Path(args.cases))
