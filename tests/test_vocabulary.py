@@ -17,7 +17,11 @@ from vcoder.names import RENAMED, flat_name, from_flat, new_names, rename_flags,
 from vcoder.rendering.spec import RenderSpec
 
 # the value objects, and the prefixes under which recipes carry each one flat
-DECLARED = {Endpoint: ("judge", "gui", "writer", "test_writer"), RenderSpec: ("render",), CaseLimits: ("gui",)}
+DECLARED = {
+    Endpoint: ("judge", "gui", "writer", "test_writer", "teacher"),
+    RenderSpec: ("render",),
+    CaseLimits: ("gui",),
+}
 
 RECIPES = {
     "vcoder.pipelines.grpo.args": "VCoderScriptArguments",
@@ -310,3 +314,196 @@ def test_allow_test_split_is_one_declaration_wherever_a_recipe_trains_on_site_re
     # Step-GRPO's task rows and agent SFT's trajectories: the recipes that can train on WebGen-Bench's requests
     assert set(found) == {"StepGRPOScriptArguments", "VCoderScriptArguments"}
     assert all(f.default is False and f.metadata["help"] == ALLOW_TEST_SPLIT_HELP for f in found.values())
+
+
+# one default per setting: every place a vocabulary setting is declared with a default (a recipe's or a value object's
+# dataclass field, a subcommand's flag, a function's keyword) gives the same one
+
+#: a value object's bare field names that belong to it alone, and the flat setting each one is
+BARE = {f.name: flat_name("gui", f.name) for f in dataclasses.fields(CaseLimits)}
+
+#: settings still declared with several defaults today -> why (issue 36); the list only shrinks
+SEVERAL_DEFAULTS: dict[str, str] = {
+    "render_timeout_ms": "15 s (RenderSpec, rewards), 10 s (a site-building episode), 30 s (WebGen-Bench's scroll shots)",
+    "gui_timeout_ms": "20 s (rewards, Step-GRPO) against WebGen-Bench's 120 s for a real VLM agent",
+    "judge_timeout_ms": "60 s (rewards, Step-GRPO), WebGen-Bench's 120 s, 600 s (data trajectories' judge)",
+    "writer_temperature": "0.8 (curriculum's task writer) against 1.0 (web agent's)",
+}
+
+#: function keywords named like a setting that bound something else (module.function: keyword)
+OTHER_KEYWORDS = {
+    "vcoder.browse.episode.arun_episode: deadline_ms",  # a web agent's browsing episode, not one test case
+}
+
+
+def setting_of(name: str) -> str | None:
+    """The vocabulary setting ``name`` declares (a flat name, or a value object's own bare field), else None."""
+    flat = BARE.get(name, name)
+    return (
+        flat
+        if flat
+        in {
+            n
+            for v, ps in DECLARED.items()
+            for f in dataclasses.fields(v)
+            for n in map(lambda p: flat_name(p, f.name), ps)
+        }
+        else None
+    )
+
+
+def _literal(node):
+    import ast
+
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return None
+
+
+def declared_defaults() -> dict[str, dict[object, set[str]]]:
+    """{setting: {default: places}} over value objects, recipes, flags and the package's function keywords."""
+    import ast
+    import pathlib
+
+    found: dict[str, dict[object, set[str]]] = {}
+
+    def add(name, default, where):
+        setting = setting_of(name)
+        if setting and default is not None and default is not argparse.SUPPRESS:
+            found.setdefault(setting, {}).setdefault(default, set()).add(where)
+
+    for value, prefixes in DECLARED.items():
+        if len(prefixes) > 1:
+            continue  # an endpoint's defaults are each role's own (a judge's budget is not a writer's)
+        for f in dataclasses.fields(value):
+            if f.default is not dataclasses.MISSING:
+                for prefix in prefixes:
+                    add(flat_name(prefix, f.name), f.default, value.__name__)
+    for module, cls in RECIPES.items():
+        for f in dataclasses.fields(getattr(importlib.import_module(module), cls)):
+            if f.default is not dataclasses.MISSING:
+                add(f.name, f.default, cls)
+    for flag, dest, default, _help, command in flags():
+        add(dest, default, f"{command} --{flag}")
+    root = pathlib.Path(importlib.import_module("vcoder").__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                pairs = list(zip(args.args[len(args.args) - len(args.defaults) :], args.defaults))
+                pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+                for arg, default in pairs:
+                    if f"{module}.{node.name}: {arg.arg}" not in OTHER_KEYWORDS:
+                        add(arg.arg, _literal(default), f"{module}.{node.name}({arg.arg}=)")
+    return found
+
+
+def flags() -> list[tuple[str, str, object, str, str]]:
+    """``(flag without dashes, dest, default, help, command)`` for every flag of every ``vcoder`` subcommand."""
+    from vcoder.cli import build_parser
+
+    found = []
+
+    def walk(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, [*path, name])
+            elif action.help is not argparse.SUPPRESS:
+                for option in action.option_strings:
+                    if option.startswith("--"):
+                        found.append((option[2:], action.dest, action.default, action.help or "", " ".join(path)))
+
+    walk(build_parser(), ["vcoder"])
+    return found
+
+
+def test_a_setting_has_one_default_wherever_it_is_declared():
+    several = {name: {d: sorted(w) for d, w in by.items()} for name, by in declared_defaults().items() if len(by) > 1}
+    unlisted = {name: by for name, by in several.items() if name not in SEVERAL_DEFAULTS}
+    assert not unlisted, (
+        f"a setting declared with several defaults: {unlisted}; declare it once (vcoder.names.carries)"
+    )
+    assert not set(SEVERAL_DEFAULTS) - set(several), "a setting of SEVERAL_DEFAULTS has one default now: delete it"
+
+
+def test_the_defaults_scanner_sees_every_kind_of_declaration():
+    found = declared_defaults()["gui_deadline_ms"]
+    places = {w for ws in found.values() for w in ws}
+    assert "CaseLimits" in places and "StepGRPOScriptArguments" in places
+    assert any(w.startswith("vcoder eval webgen-bench --") for w in places)
+    assert setting_of("deadline_ms") == "gui_deadline_ms" and setting_of("judge_timeout_ms") == "judge_timeout_ms"
+    assert setting_of("timeout_ms") is None  # bare, it is an endpoint's or a render's: the flag test below reads it
+
+
+# one meaning per flag: a timeout or deadline flag that several subcommands declare budgets the same thing in each,
+# read from its help text: one request to a model server, one page's render, or one GUI test case
+
+MEANINGS = {
+    "one request to a model server": r"\b(request|reply)\b",
+    "one page's render": r"\b(render|load(ing)?)\b",
+    "one GUI test case": r"\b(test )?case\b",
+    "one GUI action": r"\baction\b",
+}
+#: timeout flags of one command each that bound something else
+OTHER_FLAGS = {"settle-timeout-ms", "expect-timeout-ms"}
+
+
+def flag_meanings() -> dict[str, dict[str, list[str]]]:
+    """{flag: {meaning: commands}} for every ``*-timeout-ms`` / ``*-deadline-ms`` flag of the vcoder CLI."""
+    import re
+
+    found: dict[str, dict[str, list[str]]] = {}
+    for flag, _dest, _default, help_, command in flags():
+        if flag.endswith(("timeout-ms", "deadline-ms")) and flag not in OTHER_FLAGS:
+            meant = [m for m, pattern in MEANINGS.items() if re.search(pattern, help_.split("(")[0])]
+            meaning = meant[0] if len(meant) == 1 else f"unclear: {help_!r}"
+            found.setdefault(flag, {}).setdefault(meaning, []).append(command)
+    return found
+
+
+def test_a_flag_means_one_thing_across_the_commands():
+    found = flag_meanings()
+    several = {flag: by for flag, by in found.items() if len(by) > 1 or any(m.startswith("unclear") for m in by)}
+    assert not several, f"a flag with several meanings across commands (or a help that says none): {several}"
+    destinations = {}
+    for flag, dest, *_ in flags():
+        destinations.setdefault(flag, set()).add(dest)
+    assert not {f: d for f, d in destinations.items() if len(d) > 1}, "a flag sets different settings"
+
+
+def test_the_meanings_scanner_tells_the_three_budgets_apart():
+    import re
+
+    helps = {
+        "budget of one builder request (default 600000)": "one request to a model server",
+        "render deadline per page (default 15000)": "one page's render",
+        "deadline of one test case in ms": "one GUI test case",
+    }
+    for help_, meaning in helps.items():
+        assert [m for m, p in MEANINGS.items() if re.search(p, help_.split("(")[0])] == [meaning]
+    assert set(flag_meanings()["timeout-ms"]) == {"one request to a model server"}
+
+
+def test_each_commands_old_timeout_flag_still_works_with_a_warning(caplog):
+    args = parse_cli(["agent", "test", "p.html", "--cases", "c.json", "--timeout-ms", "9000", "--step-limit", "4"])
+    assert (args.gui_deadline_ms, args.gui_step_limit, args.gui_action_timeout_ms) == (9000, 4, 3000)
+    assert "--timeout-ms is now --gui-deadline-ms" in caplog.text
+    assert (
+        parse_cli(["agent", "test", "p.html", "--cases", "c", "--action-timeout-ms=900"]).gui_action_timeout_ms == 900
+    )
+    assert parse_cli(["orm", "collect", "--n", "1", "--out", "o", "--timeout-ms", "7000"]).gui_deadline_ms == 7000
+    assert parse_cli(["render", "p.html", "--out", "o", "--timeout-ms", "5000"]).render_timeout_ms == 5000
+    assert "--timeout-ms is now --render-timeout-ms" in caplog.text
+    d2c = parse_cli(
+        ["eval", "design2code", "--predictions", "p", "--testset", "r", "--out", "o", "--timeout-ms", "6000"]
+    )
+    assert d2c.render_timeout_ms == 6000
+    args = parse_cli(["data", "trajectories", "--out", "o", "--timeout-ms", "8000"])
+    assert (args.teacher_timeout_ms, args.judge_timeout_ms) == (8000, 8000)
+    assert "--timeout-ms is now --teacher-timeout-ms and --judge-timeout-ms" in caplog.text
+    # where --timeout-ms keeps its one meaning (one request's budget) it is no old flag
+    assert parse_cli(["predict", "--testset", "t", "--base-url", "u", "--model", "m", "--out", "o"]).timeout_ms > 0
+    assert "predict: --timeout-ms" not in caplog.text

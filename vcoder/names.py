@@ -9,6 +9,7 @@ frozen dataclass; a recipe or a CLI that needs one carries its fields flat, each
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import inspect
 import logging
@@ -230,3 +231,34 @@ def respell_flags(argv: Sequence[str], known: Iterable[str]) -> list[str]:
         return tuple(n for n in news if n in accepted) if news != (f"--{name}",) else ()
 
     return _rewrite(list(argv), lookup, "{}", "--%s is spelled %s")
+
+
+class _OldFlag(argparse.Action):
+    """A retired flag of one command: sets each new setting to its value, with a warning."""
+
+    def __init__(self, option_strings, dest, *, news: tuple[str, ...], **kwargs):
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kwargs)
+        self.news = news
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        flags = " and ".join(cli_flag(n) for n in self.news)
+        logger.warning(
+            "%s: %s is now %s; the old flag still works, with this warning", parser.prog, option_string, flags
+        )
+        for name in self.news:
+            setattr(namespace, name, values)
+
+
+def old_flag(parser: argparse.ArgumentParser, old: str, *news: str, type: Any = int) -> None:
+    """Keep one command's retired flag ``old`` working: it sets the settings ``news`` (their new flags declared on
+    ``parser``), with a warning, and is hidden from ``--help``. For a flag whose name now means something else in
+    other commands (``--timeout-ms``: one request's budget), so :data:`RENAMED`, which renames everywhere, cannot.
+
+    Example:
+        >>> p = argparse.ArgumentParser(prog="vcoder orm collect")
+        >>> _ = p.add_argument("--gui-deadline-ms", type=int, default=20000)
+        >>> old_flag(p, "--timeout-ms", "gui_deadline_ms")
+        >>> p.parse_args(["--timeout-ms", "9000"]).gui_deadline_ms
+        9000
+    """
+    parser.add_argument(old, dest=news[0], action=_OldFlag, news=news, type=type)

@@ -116,7 +116,9 @@ def test_hung_page_and_dead_or_slow_server_are_no():
     (result,), _ = _run(dead, [CASE])
     assert result.verdict is Verdict.NO and result.error.startswith("vlm: cannot reach")
     with ScriptedServer('{"action": "wait"}', delay_s=3.0) as server:
-        (slow,), _ = _run(VLMPolicy(server.base_url, "scripted", timeout_ms=30_000), [CASE], deadline_ms=1000)
+        (slow,), _ = _run(
+            VLMPolicy(server.base_url, "scripted", timeout_ms=30_000), [CASE], deadline_ms=1000, action_timeout_ms=500
+        )
     assert slow.verdict is Verdict.NO and "deadline" in slow.error
 
 

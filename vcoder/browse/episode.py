@@ -31,6 +31,7 @@ from vcoder.browse.prompt import step_prompt
 from vcoder.browse.sites import ENTRY, SITES, site_files
 from vcoder.browse.tasks import WebTask, route_of
 from vcoder.gui.env import GuiEnv, draw_marks
+from vcoder.gui.limits import CaseLimits
 
 logger = logging.getLogger(__name__)
 
@@ -183,9 +184,8 @@ async def _episode(task, policy, apool, *, step_budget, judge, deadline_ms, acti
         await page.wait_for_function(_READY_JS, timeout=action_timeout_ms * 3)
         await page.evaluate(_START_JS, [entries, task.route])
         # one WebRL action is at most two GUI actions (Search = type + Enter)
-        env = GuiEnv(
-            page, step_limit=2 * step_budget + 2, deadline_ms=deadline_ms, action_timeout_ms=action_timeout_ms
-        )
+        limits = CaseLimits(2 * step_budget + 2, int(deadline_ms), int(action_timeout_ms))
+        env = GuiEnv(page, limits=limits)
         try:
             steps, answer = await play(env, policy, task.intent, step_budget=step_budget, site=task.site)
             final_url = site_url(page.url, task.site)

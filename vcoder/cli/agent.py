@@ -47,9 +47,28 @@ def add_parser(subparsers, name: str) -> None:
         "--base-url", help="OpenAI-compatible endpoint of any --policy but scripted (e.g. http://127.0.0.1:8000/v1)"
     )
     t.add_argument("--model", help="model name on --base-url")
-    t.add_argument("--step-limit", type=int, default=15, help="actions per case (default 15)")
-    t.add_argument("--timeout-ms", type=int, default=30000, help="deadline per case in ms (default 30000)")
-    t.add_argument("--action-timeout-ms", type=int, default=3000, help="deadline per action in ms (default 3000)")
+    from vcoder.gui.limits import CaseLimits
+    from vcoder.names import old_flag
+
+    limits = CaseLimits()  # the one declaration of a test case's limits and their defaults
+    t.add_argument(
+        "--gui-step-limit", type=int, default=limits.step_limit, help="actions per test case (default %(default)s)"
+    )
+    t.add_argument(
+        "--gui-deadline-ms",
+        type=int,
+        default=limits.deadline_ms,
+        help="deadline of one test case in ms (default %(default)s)",
+    )
+    t.add_argument(
+        "--gui-action-timeout-ms",
+        type=int,
+        default=limits.action_timeout_ms,
+        help="budget of one action in ms (default %(default)s)",
+    )
+    for old, new in (("--step-limit", "gui_step_limit"), ("--timeout-ms", "gui_deadline_ms")):
+        old_flag(t, old, new)
+    old_flag(t, "--action-timeout-ms", "gui_action_timeout_ms")
     t.add_argument("--width", type=int, default=1280, help="viewport width in px (default 1280)")
     t.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
     t.add_argument("--json", action="store_true", help="print the JSON result instead of a table")
@@ -95,10 +114,20 @@ def run(args) -> int:
     page = Path(args.page)
     if not page.is_file():
         return _usage(f"no such page: {page} (pass an existing .html file)")
-    limits = {k: getattr(args, k) for k in ("step_limit", "timeout_ms", "action_timeout_ms", "width", "height")}
-    bad = {k: v for k, v in limits.items() if v <= 0}
+    from vcoder.gui.limits import CaseLimits
+    from vcoder.names import cli_flag
+
+    bad = {k: v for k in ("width", "height") if (v := getattr(args, k)) <= 0}
     if bad:
         return _usage(f"these options must be positive: {bad}")
+    try:
+        limits = CaseLimits(args.gui_step_limit, args.gui_deadline_ms, args.gui_action_timeout_ms)
+    except ValueError as exc:
+        import re
+
+        return _usage(
+            re.sub(r"\b(step_limit|deadline_ms|action_timeout_ms)\b", lambda m: cli_flag("gui_" + m[1]), str(exc))
+        )
     from vcoder.cli.cases import load_cases
 
     cases, problem = load_cases(Path(args.cases))
@@ -125,9 +154,7 @@ def run(args) -> int:
             pool=pool,
             width=args.width,
             height=args.height,
-            step_limit=args.step_limit,
-            deadline_ms=args.timeout_ms,
-            action_timeout_ms=args.action_timeout_ms,
+            limits=limits,
             base_dir=str(page.resolve().parent),
         )
     except InfrastructureError as exc:

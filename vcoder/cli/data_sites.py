@@ -55,7 +55,11 @@ def add_parsers(sub) -> None:
     teacher.add_argument("--error-limit", type=int, default=5, help="errored steps before backtracking")
     teacher.add_argument("--temperature", type=float, default=0.5, help="the teacher's sampling temperature")
     teacher.add_argument("--max-tokens", type=int, default=8192, help="the teacher's reply budget")
-    teacher.add_argument("--timeout-ms", type=int, default=600_000, help="budget of one teacher or judge request")
+    teacher.add_argument("--teacher-timeout-ms", type=int, default=600_000, help="budget of one teacher request")
+    teacher.add_argument("--judge-timeout-ms", type=int, default=600_000, help="budget of one judge request")
+    from vcoder.names import old_flag
+
+    old_flag(traj, "--timeout-ms", "teacher_timeout_ms", "judge_timeout_ms")
     teacher.add_argument("--min-appearance", type=float, default=3.0, help="keep: the best step's grade (0-5)")
     teacher.add_argument("--keep-unfinished", action="store_true", help="keep: trajectories that never finished")
     teacher.add_argument("--keep-malformed", action="store_true", help="keep: trajectories with a malformed reply")

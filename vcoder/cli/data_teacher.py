@@ -40,7 +40,7 @@ def run_teacher(args) -> int:
             system_prompt=system_prompt,
             temperature=args.temperature,
             max_reply_tokens=args.max_tokens,
-            reply_timeout_ms=args.timeout_ms * 3 + 30_000,
+            reply_timeout_ms=args.teacher_timeout_ms * 3 + 30_000,
             gui_weight=0.0,  # WebGen-Instruct has no test cases: each step is graded on its appearance
             width=args.width,
             height=args.height,
@@ -54,8 +54,10 @@ def run_teacher(args) -> int:
     )
 
     async def main():
-        teacher = ChatClient(args.teacher_base_url, args.teacher_model, timeout_ms=args.timeout_ms, max_retries=2)
-        judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.timeout_ms, max_retries=2)
+        teacher = ChatClient(
+            args.teacher_base_url, args.teacher_model, timeout_ms=args.teacher_timeout_ms, max_retries=2
+        )
+        judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms, max_retries=2)
         try:
             grader = SiteGrader(pool=get_default_pool(), judge=judge)
             return await teacher_trajectories(

@@ -40,7 +40,10 @@ def add_parser(sub, name: str) -> None:
     d.add_argument("--clip-tiny", action="store_true", help="tiny random CLIP (smoke tests only)")
     d.add_argument("--workers", type=int, default=None, help="metric processes (default: one per core; 0: inline)")
     d.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")
-    d.add_argument("--timeout-ms", type=int, default=15000, help="render deadline per page (default 15000)")
+    d.add_argument("--render-timeout-ms", type=int, default=15000, help="render deadline per page (default 15000)")
+    from vcoder.names import old_flag
+
+    old_flag(d, "--timeout-ms", "render_timeout_ms")
     d.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     from vcoder.cli import evaluate_webgen
 
@@ -63,10 +66,10 @@ def run_design2code(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 0:
         print(f"vcoder eval design2code: --workers must be >= 0, got {args.workers}", file=sys.stderr)
         return 2
-    if args.max_pages < 1 or args.timeout_ms <= 0:
+    if args.max_pages < 1 or args.render_timeout_ms <= 0:
         print(
-            f"vcoder eval design2code: --max-pages must be >= 1 and --timeout-ms > 0, got {args.max_pages}, "
-            f"{args.timeout_ms}",
+            f"vcoder eval design2code: --max-pages must be >= 1 and --render-timeout-ms > 0, got "
+            f"{args.max_pages}, {args.render_timeout_ms}",
             file=sys.stderr,
         )
         return 2
@@ -84,7 +87,7 @@ def run_design2code(args: argparse.Namespace) -> int:
             clip_tiny=args.clip_tiny,
             workers=args.workers,
             max_pages=args.max_pages,
-            timeout_ms=args.timeout_ms,
+            timeout_ms=args.render_timeout_ms,
             progress=not args.no_progress,
         )
     except (FileNotFoundError, ValueError) as exc:

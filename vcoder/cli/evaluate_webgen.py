@@ -61,11 +61,14 @@ def add_parser(bench) -> None:
     w.add_argument("--judge-base-url", help="screenshot judge's server (default: --gui-base-url)")
     w.add_argument("--judge-model", help="screenshot judge's model (default: --gui-model)")
     w.add_argument("--no-judge", action="store_true", help="do not grade appearance (it is then null)")
+    from vcoder.gui.limits import CaseLimits
+
+    limits = CaseLimits()  # the one declaration of a test case's limits and their defaults
     w.add_argument(
         "--gui-step-limit",
         type=int,
-        default=15,
-        help="GUI-agent actions per case (default 15, at most 15; old: --max-actions)",
+        default=limits.step_limit,
+        help="GUI-agent actions per case (default %(default)s, at most 15; old: --max-actions)",
     )
     w.add_argument("--max-concurrency", type=int, default=2, help="tasks in flight (default 2; old: --concurrency)")
     w.add_argument("--timeout-ms", type=int, default=600_000, help="budget of one builder request (default 600000)")
@@ -78,8 +81,9 @@ def add_parser(bench) -> None:
     w.add_argument(
         "--gui-deadline-ms",
         type=int,
-        default=300_000,
-        help="budget of one test case (default 300000; old: --case-timeout-ms)",
+        default=limits.deadline_ms,
+        help="budget of one test case (default %(default)s; a served 32B agent needs more, e.g. 300000; old: "
+        "--case-timeout-ms)",
     )
     w.add_argument(
         "--max-retries",

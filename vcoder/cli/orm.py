@@ -34,7 +34,12 @@ def add_parser(subparsers, name: str) -> None:
     c.add_argument("--seed", type=int, default=0, help="first page seed")
     c.add_argument("--kinds", default=None, help="comma-separated page kinds (default: all)")
     c.add_argument("--no-dropped", action="store_true", help="leave out the handler_dropped (partly broken) variant")
-    c.add_argument("--timeout-ms", type=int, default=20000, help="deadline of one test case in ms")
+    from vcoder.gui.limits import CaseLimits
+    from vcoder.names import old_flag
+
+    deadline = CaseLimits().deadline_ms  # the one declaration of a test case's deadline
+    c.add_argument("--gui-deadline-ms", type=int, default=deadline, help="deadline of one test case in ms")
+    old_flag(c, "--timeout-ms", "gui_deadline_ms")
     c.set_defaults(func=_collect)
 
     k = sub.add_parser("check", help="validate a verdict log and summarise it", formatter_class=fmt)
@@ -114,15 +119,20 @@ def _guarded(run) -> int:
 
 
 def _collect(args) -> int:
+    from vcoder.gui.limits import case_limits
     from vcoder.orm.collect import collect_verdicts
 
-    if args.n < 1 or args.timeout_ms < 1:
-        return _usage(f"--n and --timeout-ms must be positive, got {args.n} and {args.timeout_ms}")
+    if args.n < 1:
+        return _usage(f"--n must be positive, got {args.n}")
+    try:
+        limits = case_limits(deadline_ms=args.gui_deadline_ms)
+    except ValueError as exc:
+        return _usage(f"--gui-deadline-ms: {exc}")
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip()) if args.kinds else None
     try:
         return _guarded(
             lambda: collect_verdicts(
-                args.n, args.out, seed=args.seed, kinds=kinds, dropped=not args.no_dropped, deadline_ms=args.timeout_ms
+                args.n, args.out, seed=args.seed, kinds=kinds, dropped=not args.no_dropped, limits=limits
             )
         )
     except ValueError as exc:  # an unknown page kind

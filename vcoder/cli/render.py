@@ -26,7 +26,12 @@ def add_parser(subparsers, name: str) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--full-page", dest="full_page", action="store_true", default=True, help="whole page (default)")
     mode.add_argument("--viewport-only", dest="full_page", action="store_false", help="only the viewport")
-    p.add_argument("--timeout-ms", type=float, default=15000, help="per-page deadline in ms (default 15000)")
+    p.add_argument(
+        "--render-timeout-ms", type=float, default=15000, help="render deadline per page in ms (default 15000)"
+    )
+    from vcoder.names import old_flag
+
+    old_flag(p, "--timeout-ms", "render_timeout_ms", type=float)
     p.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")
     p.set_defaults(func=run)
 
@@ -43,10 +48,10 @@ def run(args) -> int:
     missing = [str(p) for p in pages if not p.is_file()]
     if missing:
         return _usage(f"no such file: {', '.join(missing)} (pass existing .html files)")
-    if args.width <= 0 or args.height <= 0 or args.timeout_ms <= 0 or args.max_pages <= 0:
+    if args.width <= 0 or args.height <= 0 or args.render_timeout_ms <= 0 or args.max_pages <= 0:
         return _usage(
-            f"--width/--height/--timeout-ms/--max-pages must be positive, got {args.width}, {args.height}, "
-            f"{args.timeout_ms}, {args.max_pages}"
+            f"--width/--height/--render-timeout-ms/--max-pages must be positive, got {args.width}, {args.height}, "
+            f"{args.render_timeout_ms}, {args.max_pages}"
         )
     stems = [p.stem for p in pages]
     dupes = sorted({s for s in stems if stems.count(s) > 1})
@@ -58,7 +63,7 @@ def run(args) -> int:
     from vcoder.rendering import BrowserPool
 
     htmls = [p.read_bytes().decode("utf-8", errors="replace") for p in pages]
-    with BrowserPool(max_pages=args.max_pages, timeout_ms=args.timeout_ms) as pool:
+    with BrowserPool(max_pages=args.max_pages, timeout_ms=args.render_timeout_ms) as pool:
         results = pool.render_many(
             htmls,
             width=args.width,

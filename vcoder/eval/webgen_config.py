@@ -9,14 +9,19 @@ flags still work, with a warning).
 from __future__ import annotations
 
 import dataclasses
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.gui.agents import DEFAULT_GUI_POLICY, check_gui_policy, gui_policy_field
+from vcoder.gui.limits import CaseLimits
+from vcoder.names import carries
 from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
-#: WebGen-Bench's GUI-agent action budget per test case
-MAX_ACTIONS = 15
+logger = logging.getLogger(__name__)
+
+#: WebGen-Bench's GUI-agent action budget per test case (``CaseLimits``'s default step limit)
+MAX_ACTIONS = CaseLimits.step_limit
 #: how sites are graded: vcoder's own protocol, or WebGen-Bench's as its scripts run it (vcoder.eval.webgen_appearance,
 #: vcoder.gui.webvoyager)
 PROTOCOLS = ("vcoder", "webgen-bench")
@@ -30,6 +35,7 @@ FINGERPRINT_DEFAULTS = {
 
 
 @dataclass(frozen=True)
+@carries("gui", CaseLimits, only=("step_limit", "deadline_ms"), about="A test case (WebGen-Bench: at most 15 actions)")
 class WebGenConfig:
     """Settings of a WebGen-Bench run (timeouts in ms)."""
 
@@ -43,12 +49,10 @@ class WebGenConfig:
     judge_model: str | None = field(default=None, metadata={"help": "Screenshot judge's model (default: agent's)."})
     judge: bool = field(default=True, metadata={"help": "Grade appearance (False: appearance is null)."})
     max_turns: int = field(default=1, metadata={"help": "Turns per site: 1 = one-shot, more = agent mode."})
-    gui_step_limit: int = field(default=MAX_ACTIONS, metadata={"help": "GUI-agent actions per case (<= 15)."})
     max_concurrency: int = field(default=2, metadata={"help": "Tasks in flight."})
     timeout_ms: int = field(default=600_000, metadata={"help": "Budget of one builder request."})
     gui_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one GUI-agent request."})
     judge_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one screenshot-judge request."})
-    gui_deadline_ms: int = field(default=300_000, metadata={"help": "Budget of one test case."})
     max_retries: int = field(default=2, metadata={"help": "Request retries on errors, timeouts, 429 and 5xx."})
     max_tokens: int = field(default=8192, metadata={"help": "Builder reply budget."})
     temperature: float = field(default=0.0, metadata={"help": "Builder sampling temperature."})
@@ -118,6 +122,15 @@ class WebGenConfig:
                 "give both, or neither to use the agent's endpoint"
             )
         check_gui_policy(self.gui_policy)
+        self.case_options()  # the test cases' bounds hold together (an action fits in a case)
+        if self.gui_deadline_ms < self.gui_timeout_ms:
+            logger.warning(
+                "gui_deadline_ms=%d (one test case) is below gui_timeout_ms=%d (one GUI-agent request): a served VLM "
+                "agent's cases may end at their deadline; give it room (WebGen-Bench runs of a 32B agent: "
+                "--gui-deadline-ms 300000)",
+                self.gui_deadline_ms,
+                self.gui_timeout_ms,
+            )
         if self.gui_policy != "vlm":
             # the gui_* endpoint then serves a web agent: it is neither WebVoyager's VLM nor a screenshot judge
             if "webgen-bench" in self.protocols:

@@ -8,7 +8,7 @@ allows 15 actions). The episode's bounds (deadline, per-action timeouts, hang an
 
 Example (inside a coroutine, with ``page`` from the pool)::
 
-    env = GuiEnv(page, step_limit=15)
+    env = GuiEnv(page, limits=CaseLimits(step_limit=15))
     obs = await env.observe()                 # obs.elements[0].index == 1, obs.png is the viewport
     await env.act(Action("click", 1))         # by element number ...
     await env.act(Action("type", "#email", "a@b.c"))   # ... or by Playwright selector
@@ -24,6 +24,7 @@ from typing import Any
 
 from vcoder.gui.actions import ACTIONS, Action, ActionResult, ActionTimeout, Observation, PageHung
 from vcoder.gui.guard import GUARD_MARGIN_MS, PageGuard
+from vcoder.gui.limits import CaseLimits, case_limits
 from vcoder.gui.marks import ELEMENTS_JS, INTERACTIVE_SELECTOR, Element, draw_marks
 from vcoder.gui.page_changes import change_count, next_change
 
@@ -51,25 +52,20 @@ class GuiEnv(PageGuard):
 
     Args:
         page: a live Playwright ``Page`` (from the rendering pool; the env never opens or closes pages).
-        step_limit: actions allowed before the episode ends (``answer`` is not counted).
-        deadline_ms: wall-clock budget of the whole episode, in ms.
-        action_timeout_ms: budget of one action (locating the element included).
+        limits: the episode's bounds: ``step_limit`` actions (``answer`` is not counted), a wall-clock
+            ``deadline_ms`` and ``action_timeout_ms`` per action, locating the element included (default:
+            ``CaseLimits()``).
         max_elements: cap on numbered elements per observation.
+        **limit_fields: ``CaseLimits`` fields to replace in ``limits`` (``step_limit=5``).
     """
 
     def __init__(
-        self,
-        page: Any,
-        *,
-        step_limit: int = 15,
-        deadline_ms: float = 30_000,
-        action_timeout_ms: int = 3000,
-        max_elements: int = 200,
+        self, page: Any, *, limits: CaseLimits | None = None, max_elements: int = 200, **limit_fields: int
     ) -> None:
-        if step_limit < 1:
-            raise ValueError(f"step_limit must be >= 1, got {step_limit}")
-        super().__init__(page, deadline_ms=deadline_ms, action_timeout_ms=action_timeout_ms)
-        self.step_limit = step_limit
+        limits = case_limits(limits, **limit_fields)
+        super().__init__(page, deadline_ms=limits.deadline_ms, action_timeout_ms=limits.action_timeout_ms)
+        self.limits = limits
+        self.step_limit = limits.step_limit
         self.max_elements = max_elements
         self.steps_taken = 0
         self.answer: str | None = None

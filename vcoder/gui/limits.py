@@ -5,9 +5,10 @@ Recipes and CLIs carry them flat under one prefix (see :func:`vcoder.names.flat_
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-__all__ = ["CaseLimits"]
+__all__ = ["CaseLimits", "case_limits"]
 
 
 @dataclass(frozen=True)
@@ -21,15 +22,32 @@ class CaseLimits:
 
     step_limit: int = field(default=15, metadata={"help": "Actions per test case (WebGen-Bench: 15)."})
     deadline_ms: int = field(default=20000, metadata={"help": "Wall-clock deadline of one test case, ms."})
-    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one action, ms (below the deadline)."})
+    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one action, ms (at most the deadline)."})
 
     def __post_init__(self) -> None:
         for name in ("step_limit", "deadline_ms", "action_timeout_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
-        if self.action_timeout_ms >= self.deadline_ms:
+        if self.action_timeout_ms > self.deadline_ms:
             raise ValueError(
-                f"action_timeout_ms={self.action_timeout_ms} must be below deadline_ms={self.deadline_ms}, the "
+                f"action_timeout_ms={self.action_timeout_ms} must not exceed deadline_ms={self.deadline_ms}, the "
                 "deadline of a whole test case"
             )
+
+
+def case_limits(limits: CaseLimits | None = None, **fields: int) -> CaseLimits:
+    """``limits`` (default: ``CaseLimits()``, the one default) with some of its fields replaced.
+
+    Args:
+        limits: the case limits, or None for the declared defaults.
+        **fields: ``step_limit``, ``deadline_ms`` or ``action_timeout_ms`` to replace (a caller's one-off, as tests do).
+
+    Returns:
+        The ``CaseLimits`` (validated).
+
+    Example:
+        >>> case_limits(deadline_ms=9000).deadline_ms
+        9000
+    """
+    return dataclasses.replace(limits if limits is not None else CaseLimits(), **fields)

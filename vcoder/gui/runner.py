@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcoder.gui.env import GuiEnv
+from vcoder.gui.limits import CaseLimits, case_limits
 from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict, mean_score, parse_cases
 
 logger = logging.getLogger(__name__)
@@ -37,11 +38,10 @@ async def arun_cases(
     pool: Any = None,
     width: int = 1280,
     height: int = 720,
-    step_limit: int = 15,
-    deadline_ms: float = 20_000,
-    action_timeout_ms: int = 3000,
+    limits: CaseLimits | None = None,
     load_timeout_ms: int = 10000,
     base_dir: str | None = None,
+    **limit_fields: int,
 ) -> tuple[list[CaseResult], float]:
     """Run every case on its own fresh load of ``html`` (cases run concurrently, bounded by the pool's pages).
 
@@ -52,11 +52,10 @@ async def arun_cases(
         pool: an ``AsyncBrowserPool`` or ``BrowserPool`` (default: ``get_default_pool()``); works from any event
             loop (the episode runs on the pool's own loop, where its pages live).
         width, height: viewport in px.
-        step_limit: actions per case (WebGen-Bench: 15).
-        deadline_ms: wall-clock budget per case, in ms.
-        action_timeout_ms: budget per action.
+        limits: each case's step limit, deadline and action budget (default: ``CaseLimits()``).
         load_timeout_ms: budget for loading the page.
         base_dir: folder whose files the page may load by relative URL (images beside the HTML file).
+        **limit_fields: ``CaseLimits`` fields to replace in ``limits`` (``deadline_ms=9000``).
 
     Returns:
         ``(results, score)``: one ``CaseResult`` per case in order, and the mean verdict score in [0, 1]. A page
@@ -68,7 +67,7 @@ async def arun_cases(
     """
     cases = parse_cases(cases)
     apool = _async_pool(pool)
-    opts = _Options(width, height, step_limit, deadline_ms, action_timeout_ms, load_timeout_ms, base_dir)
+    opts = _Options(width, height, case_limits(limits, **limit_fields), load_timeout_ms, base_dir)
     from vcoder.rendering import BrowserUnavailable
 
     try:
@@ -100,9 +99,7 @@ def _async_pool(pool: Any) -> Any:
 class _Options:
     width: int
     height: int
-    step_limit: int
-    deadline_ms: float
-    action_timeout_ms: int
+    limits: CaseLimits
     load_timeout_ms: int
     base_dir: str | None
 
@@ -116,14 +113,12 @@ async def _run_all(html: str, cases: list[TestCase], policy: Policy, apool, opts
 
 
 async def _run_one(html: str, case: TestCase, policy: Policy, apool, opts: _Options) -> CaseResult:
-    deadline_ms = opts.deadline_ms
+    deadline_ms = opts.limits.deadline_ms
     try:
         async with apool.open_page(
             html, width=opts.width, height=opts.height, timeout_ms=opts.load_timeout_ms, base_dir=opts.base_dir
         ) as page:
-            env = GuiEnv(
-                page, step_limit=opts.step_limit, deadline_ms=deadline_ms, action_timeout_ms=opts.action_timeout_ms
-            )
+            env = GuiEnv(page, limits=opts.limits)
             try:
                 result = await asyncio.wait_for(policy.run_case(env, case), deadline_ms / 1000 + GRACE_S)
             except asyncio.TimeoutError:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vcoder.gui.limits import CaseLimits
 from vcoder.gui.policy import CaseResult, Policy, TestCase
 from vcoder.verdicts.log import VerdictLog
 from vcoder.verdicts.records import VerdictRecord, case_verdict, site_hash
@@ -104,7 +105,7 @@ def grade_page(page: dict[str, Any], *, pool: Any, out_dir: Path, **limits: Any)
         page: a row of :func:`variants`.
         pool: a ``BrowserPool``.
         out_dir: the log's folder; the screenshot goes to ``screens/<hash>.png`` under it (paths kept relative).
-        **limits: ``run_cases`` limits (``step_limit``, ``deadline_ms``, ...).
+        **limits: ``run_cases`` keywords (``limits=CaseLimits(...)``, ``width``, ...).
 
     Returns:
         The record (not yet written).
@@ -152,7 +153,7 @@ def collect_verdicts(
     kinds: tuple[str, ...] | None = None,
     dropped: bool = True,
     max_pages: int = 2,
-    deadline_ms: int = 20_000,
+    limits: CaseLimits | None = None,
 ) -> dict[str, Any]:
     """Grade ``n`` sites (working pages and broken variants, seed after seed) and append their records to ``out``.
 
@@ -163,7 +164,7 @@ def collect_verdicts(
         kinds: page kinds (default: all of ``vcoder.data.interactive.KINDS``).
         dropped: include the ``handler_dropped`` variant.
         max_pages: concurrent browser pages.
-        deadline_ms: budget of one test case, in ms.
+        limits: each test case's bounds (default: ``CaseLimits()``).
 
     Returns:
         ``{"log", "records", "yes_rate", "by_variant", "elapsed_s"}``: ``yes_rate`` is the share of sites with score
@@ -186,7 +187,7 @@ def collect_verdicts(
         pages = variants(kinds, range(seed, seed + n), dropped=dropped)
         for i in range(n):
             page = next(pages)
-            record = grade_page(page, pool=pool, out_dir=out.parent, deadline_ms=deadline_ms)
+            record = grade_page(page, pool=pool, out_dir=out.parent, limits=limits)
             log.append(record)
             scores.setdefault(page["broken"] or "working", []).append(record.score)
             if (i + 1) % 20 == 0:

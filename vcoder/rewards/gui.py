@@ -170,9 +170,7 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
         pool=get_default_pool().async_pool,
         width=settings.render_width,
         height=settings.render_height,
-        step_limit=settings.gui_step_limit,
-        deadline_ms=settings.gui_deadline_ms,
-        action_timeout_ms=settings.gui_action_timeout_ms,
+        limits=settings.case_limits(),
         load_timeout_ms=settings.render_timeout_ms,
     )
     if scripted:

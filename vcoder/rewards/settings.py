@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
+from vcoder.gui.limits import CaseLimits
 from vcoder.metrics.extract import FORMAT_STYLES
+from vcoder.names import carries
 from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
@@ -59,6 +61,7 @@ def _help(text: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+@carries("gui", CaseLimits, about="gui_agent")  # gui_step_limit, gui_deadline_ms, gui_action_timeout_ms
 class RewardSettings:
     """Parameters of every vcoder reward. Flat and prefixed by the part they configure, so YAML recipes stay flat.
 
@@ -95,11 +98,6 @@ class RewardSettings:
             f"or 'block=1,ssim=0.5' on the command line; None means {DEFAULT_VISUAL_WEIGHTS}. Components that cannot "
             "be judged for a sample (block/text/position/color without reference html) drop out of its mean."
         ),
-    )
-    gui_step_limit: int = field(default=15, metadata=_help("gui_agent: actions per test case (WebGen-Bench: 15)."))
-    gui_deadline_ms: int = field(default=20000, metadata=_help("gui_agent: wall-clock deadline of one test case, ms."))
-    gui_action_timeout_ms: int = field(
-        default=3000, metadata=_help("gui_agent: budget of one action, ms (below gui_deadline_ms).")
     )
     gui_timeout_ms: int = field(
         default=_GUI_TIMEOUT_MS,
@@ -231,9 +229,8 @@ class RewardSettings:
 
         return from_flat("judge", Endpoint, self)
 
-    def case_limits(self):
+    def case_limits(self) -> CaseLimits:
         """The ``gui_*`` case limits as the one ``vcoder.gui.limits.CaseLimits``."""
-        from vcoder.gui.limits import CaseLimits
         from vcoder.names import from_flat
 
         return from_flat("gui", CaseLimits, self)

@@ -394,9 +394,7 @@ class SiteGrader:
             pool=self.pool,
             width=options.width,
             height=options.height,
-            step_limit=options.gui_step_limit,
-            deadline_ms=options.gui_deadline_ms,
-            action_timeout_ms=options.action_timeout_ms,
+            limits=options.case_limits(),
             load_timeout_ms=options.render_timeout_ms,
             base_dir=str(site_dir),
         )

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vcoder.gui.limits import CaseLimits
 from vcoder.gui.policy import CaseResult, TestCase, parse_cases
+from vcoder.names import carries
 from vcoder.sites.build import BuildLimits
 from vcoder.sites.turns import SiteLimits
 
@@ -60,6 +62,7 @@ class SiteTask:
 
 
 @dataclass(frozen=True)
+@carries("gui", CaseLimits, only=("step_limit", "deadline_ms"))  # gui_step_limit, gui_deadline_ms
 class EpisodeOptions:
     """Settings of an episode (one frozen value; timeouts in ms)."""
 
@@ -78,9 +81,10 @@ class EpisodeOptions:
     render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading the site's page."})
     settle_quiet_ms: int = field(default=200, metadata={"help": "DOM quiet time before the screenshot."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time spent waiting for the page to settle."})
-    gui_step_limit: int = field(default=15, metadata={"help": "GUI actions per test case (WebGen-Bench: 15)."})
-    gui_deadline_ms: int = field(default=20_000, metadata={"help": "Budget of one test case."})
-    action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one GUI action."})
+    # the case limits' action budget under its older name here (gui_action_timeout_ms elsewhere), its default theirs
+    action_timeout_ms: int = field(
+        default=CaseLimits.action_timeout_ms, metadata={"help": "Budget of one GUI action."}
+    )
     reply_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one policy reply."})
     max_reply_tokens: int = field(default=8192, metadata={"help": "Reply budget (ChatClient policies)."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature (ChatClient policies)."})
@@ -138,6 +142,16 @@ class EpisodeOptions:
         bad = {name: getattr(self, name) for name in timeouts if getattr(self, name) <= 0}
         if bad or self.settle_quiet_ms < 0:
             raise ValueError(f"timeouts must be > 0 ms (settle_quiet_ms >= 0), got {bad or self.settle_quiet_ms}")
+        self.case_limits()  # the test cases' bounds hold together (an action fits in a case)
+
+    def case_limits(self) -> CaseLimits:
+        """The test cases' bounds (``gui_step_limit``, ``gui_deadline_ms``, ``action_timeout_ms``) as one value.
+
+        Example:
+            >>> EpisodeOptions(gui_deadline_ms=9000).case_limits().deadline_ms
+            9000
+        """
+        return CaseLimits(self.gui_step_limit, self.gui_deadline_ms, self.action_timeout_ms)
 
 
 @dataclass(frozen=True)
