@@ -20,6 +20,8 @@ CONTROL_STEPS = 1
 # greedy episodes of a 40-step SFT model are all malformed (-1) and a 3-step change shows there rarely, while the
 # sampled turns' mean moves
 SAMPLES = 8
+# measured 2026-11-27, seed 0: validation SFT -0.769, trained -0.606, lr-0 -0.769 (the SFT model's weights); with
+# LEARNING_RATE = 0.0 the trained run is -0.769 too and this test fails
 MARGIN = 0.1
 # the kind trained and probed: the quickstart's simplest one (the quickstart trains on four)
 KINDS = ("counter",)
