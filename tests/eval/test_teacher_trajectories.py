@@ -75,7 +75,7 @@ def test_teacher_trajectories_kept_dropped_and_read_by_agent_sft(tmp_path):
     ]
     # the teacher saw the seed's prompt and sampled at the seed's temperature
     assert all(b["messages"][0]["content"] == SEED_PROMPT and b["temperature"] == 0.5 for b in sent)
-    args = SimpleNamespace(dataset_source=str(out), max_samples=None, dataset_seed=0)
+    args = SimpleNamespace(dataset_source=str(out), max_samples=None, dataset_seed=0, allow_test_split=False)
     dataset = trajectory_dataset(args)  # the agent SFT's own loader
     assert len(dataset) == 1
     messages = dataset[0]["messages"]

@@ -105,7 +105,7 @@ def _make_policy(args):
     # the request settings the rewards and the evaluations use (GUI_AGENT_DEFAULTS): only the server is a flag here
     try:
         endpoint = gui_endpoint(args, base_url=args.base_url, model=args.model)
-        return gui_agent_from_endpoint(args.policy, endpoint, step_budget=args.step_limit), None
+        return gui_agent_from_endpoint(args.policy, endpoint, step_budget=args.gui_step_limit), None
     except ValueError as exc:  # a URL that is not http(s)://
         return None, str(exc)
 
