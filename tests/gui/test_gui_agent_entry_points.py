@@ -62,7 +62,7 @@ def _webgen(**flat) -> VLMPolicy:
 def _agent_test(gui_base_url, gui_model) -> VLMPolicy:
     from vcoder.cli.agent import _make_policy
 
-    args = argparse.Namespace(policy="vlm", base_url=gui_base_url, model=gui_model, step_limit=15)
+    args = argparse.Namespace(policy="vlm", base_url=gui_base_url, model=gui_model, gui_step_limit=15)
     policy, problem = _make_policy(args)
     assert problem is None
     return policy
@@ -115,7 +115,7 @@ def test_every_entry_point_builds_the_web_agent_gui_policy_names(gui_policy):
     from vcoder.cli.agent import _make_policy
 
     flat = {"gui_base_url": URL, "gui_model": MODEL, "gui_policy": gui_policy, "gui_step_limit": 7}
-    test_args = argparse.Namespace(policy=gui_policy, base_url=URL, model=MODEL, step_limit=7)
+    test_args = argparse.Namespace(policy=gui_policy, base_url=URL, model=MODEL, gui_step_limit=7)
     built = {
         "gui_agent reward": _reward(**flat),
         "step_grpo build_grader": _step_grpo(**flat),
