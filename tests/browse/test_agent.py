@@ -193,3 +193,42 @@ def test_the_web_agent_grades_gui_test_cases(pool):
     assert '<button id="1">Add</button>' in said_yes.prompts[0] and "The number becomes 1." in said_yes.prompts[0]
     (mute,), _ = run_cases(html, [case], policy=WebAgentCasePolicy(Lines(["exit(message='hmm')"])), pool=pool)
     assert mute.verdict is Verdict.NO and "no verdict" in mute.error
+
+
+def test_a_site_that_is_slow_to_load_starts_again_on_a_fresh_page(pool, monkeypatch, caplog):
+    """The ready wait is the machine's, not the policy's: a site not ready in time is opened again on a fresh page
+    (twice the wait), and only a site that never loads ends the episode, with a one-line error naming the task."""
+    from vcoder.browse import episode as module
+
+    pages, flip_at = [], 2
+    ready = module._READY_JS
+    # not ready on the first page this test opens, ready on the next (each page is a fresh origin, so the count lives
+    # on the Python side: the first wait is told to look for a global that no page defines)
+    monkeypatch.setattr(module, "_READY_JS", "() => !!window.__never_defined__")
+    real_open = None
+
+    def counting(apool):
+        nonlocal real_open
+        real_open = apool.open_page
+
+        def open_page(**kwargs):
+            pages.append(kwargs)
+            if len(pages) == flip_at:
+                monkeypatch.setattr(module, "_READY_JS", ready)
+            return real_open(**kwargs)
+
+        return open_page
+
+    apool = pool.async_pool
+    monkeypatch.setattr(apool, "open_page", counting(apool))
+    with caplog.at_level("WARNING", logger=module.__name__):
+        episode = run_episode(shop_task("/product/1"), Lines(['exit(message="x")']), pool=pool, action_timeout_ms=300)
+    assert len(pages) == 2 and episode.answer == "x"
+    assert "not ready after 900 ms (try 1 of 3)" in caplog.text
+
+    monkeypatch.setattr(module, "_READY_JS", "() => !!window.__never_defined__")
+    pages.clear()
+    flip_at = None
+    with pytest.raises(module.SiteNotReady, match=r"the shop site of task .* did not load on 3 fresh pages"):
+        run_episode(shop_task("/product/1"), Lines([]), pool=pool, action_timeout_ms=100)
+    assert len(pages) == 3

@@ -41,6 +41,7 @@ _START_JS = """([entries, route]) => {
   history.replaceState(null, '', '#' + route);
   window.SITE.reload();
 }"""
+_READY_TRIES = 3
 _READY_JS = "() => document.readyState !== 'loading' && !!window.SITE && !!window.SITE_APP"
 #: resolves after the tasks an action queued (a hashchange after go back) have run and a frame was drawn
 _SETTLE_JS = "() => new Promise((done) => setTimeout(() => requestAnimationFrame(() => done()), 0))"
@@ -177,34 +178,60 @@ async def play(env: GuiEnv, policy: WebPolicy, intent: str, *, step_budget: int,
     return steps, answer
 
 
-async def _episode(task, policy, apool, *, step_budget, judge, deadline_ms, action_timeout_ms, base) -> WebEpisode:
-    entries = _storage_entries(task, base)
-    async with apool.open_page(files=site_files(task.site, seed=task.site_seed), entry=ENTRY) as page:
-        # the pool lends the page once its document commits: the site's scripts may still be loading
-        await page.wait_for_function(_READY_JS, timeout=action_timeout_ms * 3)
-        await page.evaluate(_START_JS, [entries, task.route])
-        # one WebRL action is at most two GUI actions (Search = type + Enter)
-        limits = CaseLimits(2 * step_budget + 2, int(deadline_ms), int(action_timeout_ms))
-        env = GuiEnv(page, limits=limits)
-        try:
-            steps, answer = await play(env, policy, task.intent, step_budget=step_budget, site=task.site)
-            final_url = site_url(page.url, task.site)
-            final_page = await observe_text(env) if not env.done or answer is not None else ""
-        finally:
-            env.close()
+class SiteNotReady(RuntimeError):
+    """A task's site did not finish loading on a fresh page, on every try (the machine, not the policy)."""
 
-        async def select(url: str, locator: str) -> str:
-            if url != "last":
-                await page.evaluate(_SHOW_JS, route_of(url, task.site))
-            if not locator.strip():  # WebArena: the page's HTML
-                return await page.content()
+
+async def _episode(task, policy, apool, **options) -> WebEpisode:
+    # The pool lends the page once its document commits; the site's scripts may still be loading. On a machine
+    # short of CPU that can outlast the wait: nothing has acted yet, so the episode starts again on a fresh page
+    # (with twice the wait each time) instead of failing the run or scoring the policy for the machine's delay.
+    files = site_files(task.site, seed=task.site_seed)
+    wait_ms = options["action_timeout_ms"] * 3
+    for attempt in range(1, _READY_TRIES + 1):
+        async with apool.open_page(files=files, entry=ENTRY) as page:
             try:
-                value = await page.evaluate(f"() => {locator}")
-            except Exception:  # WebArena: a locator that fails on the page selects nothing
-                return ""
-            return selected_text(value)  # WebArena's str(): null is "None"
+                await page.wait_for_function(_READY_JS, timeout=wait_ms)
+            except Exception as exc:  # playwright's TimeoutError, or the page closed under a crash
+                logger.warning(
+                    "site %s not ready after %d ms (try %d of %d): %s",
+                    task.site,
+                    wait_ms,
+                    attempt,
+                    _READY_TRIES,
+                    type(exc).__name__,
+                )
+                wait_ms *= 2
+                continue
+            return await _episode_on(page, task, policy, **options)
+    raise SiteNotReady(f"the {task.site} site of task {task.task_id} did not load on {_READY_TRIES} fresh pages")
 
-        evaluation = await evaluate(task, answer=answer, url=final_url, select=select, judge=judge)
+
+async def _episode_on(page, task, policy, *, step_budget, judge, deadline_ms, action_timeout_ms, base) -> WebEpisode:
+    entries = _storage_entries(task, base)
+    await page.evaluate(_START_JS, [entries, task.route])
+    # one WebRL action is at most two GUI actions (Search = type + Enter)
+    limits = CaseLimits(2 * step_budget + 2, int(deadline_ms), int(action_timeout_ms))
+    env = GuiEnv(page, limits=limits)
+    try:
+        steps, answer = await play(env, policy, task.intent, step_budget=step_budget, site=task.site)
+        final_url = site_url(page.url, task.site)
+        final_page = await observe_text(env) if not env.done or answer is not None else ""
+    finally:
+        env.close()
+
+    async def select(url: str, locator: str) -> str:
+        if url != "last":
+            await page.evaluate(_SHOW_JS, route_of(url, task.site))
+        if not locator.strip():  # WebArena: the page's HTML
+            return await page.content()
+        try:
+            value = await page.evaluate(f"() => {locator}")
+        except Exception:  # WebArena: a locator that fails on the page selects nothing
+            return ""
+        return selected_text(value)  # WebArena's str(): null is "None"
+
+    evaluation = await evaluate(task, answer=answer, url=final_url, select=select, judge=judge)
     return WebEpisode(task, policy.name, tuple(steps), answer, final_url, evaluation, env.error, final_page)
 
 
