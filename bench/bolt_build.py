@@ -89,7 +89,7 @@ async def episode(scratch: Path, pool) -> dict:
         return replies[sum(m["role"] == "assistant" for m in messages)]
 
     grader = SiteGrader(pool=pool)
-    options = EpisodeOptions(turn_format="bolt", max_turns=3, width=1024, height=768)
+    options = EpisodeOptions(turn_format="bolt", max_turns=3, render_width=1024, render_height=768)
     t0 = time.monotonic()
     result = await run_site_episode(TASK, policy, grader=grader, options=options, out_dir=scratch / "episode")
     total = time.monotonic() - t0

@@ -13,7 +13,16 @@ import pytest
 
 from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import RENAMED, flat_name, from_flat, new_names, rename_flags, rename_keys, respell_flags
+from vcoder.names import (
+    RENAMED,
+    flat_name,
+    from_flat,
+    generated_fields,
+    new_names,
+    rename_flags,
+    rename_keys,
+    respell_flags,
+)
 from vcoder.rendering.spec import RenderSpec
 
 # the value objects, and the prefixes under which recipes carry each one flat
@@ -301,6 +310,56 @@ def test_recipes_generate_the_value_objects_fields_instead_of_declaring_them():
 
     with pytest.raises(TypeError, match="'widht' \\(did you mean 'width'\\?\\)"):
         carries("render", RenderSpec, only=("widht",))
+
+
+#: recipe fields named like a value object's field that configure something else (class.field: why)
+NOT_GENERATED = {
+    "WebGenConfig.max_concurrency": "tasks in flight (the builder's requests follow it)",
+    "EpisodeOptions.temperature": "the building policy's sampling temperature, not a served endpoint's",
+    "WebAgentConfig.temperature": "the rollouts' sampling temperature, not the task writer's",
+}
+
+
+def test_every_recipe_builds_its_endpoint_render_and_case_fields_from_the_declaration():
+    # a recipe's own unprefixed object counts too (WebGen-Bench's builder: base_url, model, ...)
+    names = {f.name for value in DECLARED for f in dataclasses.fields(value)} | declared_names()
+    by_hand, generated = [], set()
+    for module, cls in RECIPES.items():
+        recipe = getattr(importlib.import_module(module), cls)
+        for f in dataclasses.fields(recipe):
+            if f.name in names and f"{cls}.{f.name}" not in NOT_GENERATED:
+                (generated.add(cls) if f.name in generated_fields(recipe) else by_hand.append(f"{cls}.{f.name}"))
+    assert not by_hand, (
+        f"fields typed by hand that a value object declares: {by_hand}; generate them with vcoder.names.carries"
+    )
+    assert generated == set(RECIPES.values()) - {
+        "TrainOptions"
+    }  # the ORM's training carries no endpoint, render or case
+    assert not {k for k in NOT_GENERATED if k.split(".")[1] not in names}, "NOT_GENERATED lists a retired name"
+
+
+def test_the_runners_get_the_value_objects_whole():
+    from vcoder.eval.webgen_config import WebGenConfig
+    from vcoder.rewards.settings import RewardSettings
+    from vcoder.sites.records import EpisodeOptions
+
+    settings = RewardSettings(gui_base_url="http://g", gui_model="a", judge_timeout_ms=5000, render_height=600)
+    assert settings.gui_endpoint() == Endpoint(
+        "http://g", "a", timeout_ms=20_000, max_retries=0, max_concurrency=4, max_tokens=256, temperature=0.0
+    )
+    assert settings.judge_endpoint().timeout_ms == 5000 and settings.render_spec() == RenderSpec(height=600)
+    options = EpisodeOptions(render_width=640, gui_action_timeout_ms=900)
+    assert options.render_spec() == RenderSpec(width=640, timeout_ms=10_000)
+    assert options.case_limits() == CaseLimits(action_timeout_ms=900)
+    run = WebGenConfig(base_url="http://b", model="m", gui_base_url="http://g", gui_model="a", max_retries=1)
+    assert run.builder_endpoint() == Endpoint(
+        "http://b", "m", timeout_ms=600_000, max_retries=1, max_concurrency=2, max_tokens=8192, temperature=0.0
+    )
+    assert (run.agent_endpoint().timeout_ms, run.agent_endpoint().max_retries) == (120_000, 1)
+    assert run.judge_server() == Endpoint("http://g", "a", timeout_ms=120_000, max_retries=1)  # the agent's server
+    assert WebGenConfig(base_url="u", model="m", gui_base_url="g", gui_model="a", judge=False).judge_server() is None
+    with pytest.raises(ValueError, match="needs \\['gui_base_url', 'gui_model'\\]"):
+        WebGenConfig(base_url="u", model="m")
 
 
 def test_allow_test_split_is_one_declaration_wherever_a_recipe_trains_on_site_requests():

@@ -63,8 +63,9 @@ def new_names(old: str, known: Iterable[str] | None = None) -> tuple[str, ...]:
 
 
 def flat_name(prefix: str, name: str) -> str:
-    """The one prefix convention: ``flat_name("judge", "base_url") == "judge_base_url"``."""
-    return f"{prefix}_{name}"
+    """The one prefix convention: ``flat_name("judge", "base_url") == "judge_base_url"``; the empty prefix is a
+    recipe's own, unprefixed object (WebGen-Bench's builder: ``flat_name("", "model") == "model"``)."""
+    return f"{prefix}_{name}" if prefix else name
 
 
 def flat_fields(
@@ -81,7 +82,8 @@ def flat_fields(
     by ``defaults``.
 
     Args:
-        prefix: what the value configures in the recipe (``judge``, ``gui``, ``render``, ``case``).
+        prefix: what the value configures in the recipe (``judge``, ``gui``, ``render``, ``case``; ``""``: the
+            recipe's own object, its fields bare).
         value_type: a dataclass whose fields carry ``metadata={"help": ...}``.
         only: the fields the recipe carries (default: all but ``skip``), in the value type's order.
         skip: fields the recipe does not carry (they keep the value type's defaults in :func:`from_flat`).
@@ -136,9 +138,22 @@ def carries(prefix: str, value_type: type, **options: Any):
             annotations[name] = type_
             setattr(cls, name, spec)
         cls.__annotations__ = annotations
+        # which fields came from which declaration (tests/test_vocabulary.py checks every recipe's)
+        cls.__generated__ = {**generated_fields(cls), **{name: value_type.__name__ for name, _, _ in generated}}
         return cls
 
     return decorate
+
+
+def generated_fields(cls: type) -> dict[str, str]:
+    """``{field: value type name}`` of the fields :func:`carries` generated in ``cls`` (a recipe class).
+
+    Example:
+        >>> from vcoder.sites.records import EpisodeOptions
+        >>> generated_fields(EpisodeOptions)["render_width"]
+        'RenderSpec'
+    """
+    return dict(cls.__dict__.get("__generated__", {}))
 
 
 def from_flat(prefix: str, value_type: type, source: Any, **overrides: Any) -> Any:

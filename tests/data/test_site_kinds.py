@@ -142,7 +142,7 @@ async def _grade_all(pool, tmp_path, variants):
 
     # the generated sites answer at once: an unmet expectation need not be re-checked for the grader's 5 s
     grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=1000))
-    options = EpisodeOptions(width=800, height=600, screenshot_weight=0)
+    options = EpisodeOptions(render_width=800, render_height=600, screenshot_weight=0)
 
     async def grade(kind, broken):
         site = make_site(kind, 1, broken=broken)

@@ -47,7 +47,7 @@ def test_site_core_stages_files_builds_and_ends_the_episode():
     from vcoder.sites.records import EpisodeOptions
 
     page = make_page("counter", 1)
-    core = SiteCore(EpisodeOptions(max_turns=2, screenshot_weight=0.0, width=640, height=400))
+    core = SiteCore(EpisodeOptions(max_turns=2, screenshot_weight=0.0, render_width=640, render_height=400))
     driver.run(core.reset({"instruction": page["instruction"], "test_cases": page["test_cases"]}))
     assert "nothing staged" in driver.run(core.build()).text  # no turn spent on an empty build
     core.write_file("index.html", page["html"])

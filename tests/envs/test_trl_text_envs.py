@@ -66,7 +66,9 @@ def test_site_env_under_grpo_trainer(tool_lm_dir, tmp_path):
             "test_cases": page["test_cases"],
         }
     ] * 2
-    options = EpisodeOptions(max_turns=2, screenshot_weight=0.0, width=640, height=400, settle_timeout_ms=20_000)
+    options = EpisodeOptions(
+        max_turns=2, screenshot_weight=0.0, render_width=640, render_height=400, settle_timeout_ms=20_000
+    )
     calls = tool_call("write_file", path="index.html", content=page["html"]).removesuffix("<|im_end|>")
     replies = [calls + "\n" + tool_call("build"), "Done.<|im_end|>"]
     logs, scripted = _train(tool_lm_dir, tmp_path, site_environment(options, show_images=False), rows, replies)

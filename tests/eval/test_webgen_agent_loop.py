@@ -21,7 +21,7 @@ from vcoder.rendering import get_default_pool
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions
 
-OPTIONS = EpisodeOptions(width=320, height=240, gui_weight=0.0, settle_timeout_ms=20_000)
+OPTIONS = EpisodeOptions(render_width=320, render_height=240, gui_weight=0.0, settle_timeout_ms=20_000)
 
 
 def loop(tmp_path, replies, **kwargs):

@@ -69,8 +69,8 @@ def both(pool, tmp_path_factory):
             gui_base_url=server.base_url,
             gui_model="scripted-agent",
             protocol="vcoder,webgen-bench",
-            width=640,
-            height=480,
+            render_width=640,
+            render_height=480,
             gui_deadline_ms=120_000,
         )
         summary = evaluate_webgen(tmp / "tasks.jsonl", tmp / "out", config, progress=False, pool=pool)

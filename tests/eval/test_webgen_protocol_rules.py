@@ -133,10 +133,10 @@ def test_protocols_in_order_and_the_benchmark_window():
     assert config.protocols == ("webgen-bench", "vcoder") and config.fingerprint()["protocol"] == "webgen-bench,vcoder"
     assert config.fingerprint()["turn_format"] == "vcoder"
     bench = config.case_options("webgen-bench")
-    assert (bench.width, bench.height, bench.gui_step_limit) == (1024, 768, 30)
+    assert (bench.render_width, bench.render_height, bench.gui_step_limit) == (1024, 768, 30)
     # each of the 15 iterations may use its request's whole budget (3 tries of 120 s) and the longest pause (10 s)
     assert bench.gui_deadline_ms == 15 * (3 * 120_000 + 10_000)
-    assert (config.case_options().width, config.case_options().gui_step_limit) == (1280, 15)
+    assert (config.case_options().render_width, config.case_options().gui_step_limit) == (1280, 15)
 
 
 def test_a_run_resumes_only_under_its_own_protocol(tmp_path):

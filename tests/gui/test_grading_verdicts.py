@@ -31,11 +31,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # generous budgets: the real-time button (2.5 s) and Babel's transform must finish inside them on a loaded machine
 OPTIONS = EpisodeOptions(
-    width=640,
-    height=400,
+    render_width=640,
+    render_height=400,
     screenshot_weight=0,
     gui_deadline_ms=40_000,
-    action_timeout_ms=20_000,
+    gui_action_timeout_ms=20_000,
     render_timeout_ms=20_000,
 )
 

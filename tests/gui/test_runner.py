@@ -8,6 +8,7 @@ from tests.gui.probe import PAGE
 from vcoder.gui.policy import Verdict
 from vcoder.gui.runner import run_cases
 from vcoder.gui.scripted import ScriptedPolicy
+from vcoder.rendering.spec import RenderSpec
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -34,7 +35,7 @@ def test_a_page_that_never_loads_scores_no_on_every_case():
         {"task": "a", "steps": [{"action": "click", "target": "body"}], "expect": [{"target": "body", "count": 1}]},
         {"task": "b", "steps": [{"action": "click", "target": "body"}], "expect": [{"target": "p", "count": 0}]},
     ]
-    results, score = run_cases(stuck, cases, policy=ScriptedPolicy(), load_timeout_ms=1500)
+    results, score = run_cases(stuck, cases, policy=ScriptedPolicy(), render=RenderSpec(timeout_ms=1500))
     # the pool either gives up on the load, or hands over a page whose main thread never answers: NO either way
     assert score == 0.0
     assert all(r.verdict is Verdict.NO and r.error.startswith(("load:", "page hung")) for r in results)

@@ -56,9 +56,11 @@ def test_needs_an_endpoint():
 
 
 def _run(policy, cases, **kwargs):
-    from vcoder.gui.runner import run_cases
+    from vcoder.gui.runner import CASE_PAGE, run_cases
+    from vcoder.rendering.spec import RenderSpec
 
-    return run_cases(PAGE, cases, policy=policy, width=640, height=360, **kwargs)
+    render = RenderSpec(width=640, height=360, timeout_ms=CASE_PAGE.timeout_ms)
+    return run_cases(PAGE, cases, policy=policy, render=render, **kwargs)
 
 
 @pytest.mark.browser

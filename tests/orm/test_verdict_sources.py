@@ -95,7 +95,7 @@ def test_site_grading_logs_the_graded_site_by_folder(tmp_path):
     )
     log = tmp_path / "log" / "verdicts.jsonl"
     grader = SiteGrader(pool=get_default_pool(), verdict_log=log)
-    options = EpisodeOptions(width=640, height=400, gui_deadline_ms=20_000, settle_timeout_ms=5000)
+    options = EpisodeOptions(render_width=640, render_height=400, gui_deadline_ms=20_000, settle_timeout_ms=5000)
     grades = asyncio.run(grader.grade({"index.html": page["html"]}, site_dir, task, options))
     assert grades.gui == 1.0
     (record,) = read_verdicts(log)
@@ -130,7 +130,7 @@ def test_an_episode_logs_each_graded_site_with_the_build_turns_so_far(tmp_path):
 
     log = tmp_path / "verdicts.jsonl"
     grader = SiteGrader(pool=get_default_pool(), verdict_log=log)  # no judge: the step reward is 10 * gui
-    options = EpisodeOptions(width=640, height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
+    options = EpisodeOptions(render_width=640, render_height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
     task = {"id": "counter-1", "instruction": fixed["instruction"], "test_cases": fixed["test_cases"]}
     result = asyncio.run(run_site_episode(task, policy, grader=grader, options=options, out_dir=tmp_path / "ep"))
     assert [s.reward for s in result.steps] == [-1.0, 0.0, 10.0] and result.finished

@@ -114,7 +114,7 @@ def test_bolt_episode_in_process_and_the_served_site(bolt_sandbox, tmp_path):
         judge = ScreenshotJudge(server.base_url, "scripted")
         agent = VLMPolicy(server.base_url, "scripted")
         grader = SiteGrader(pool=get_default_pool(), judge=judge, gui_agent=agent)
-        options = EpisodeOptions(turn_format="bolt", max_turns=3, width=1024, height=768)
+        options = EpisodeOptions(turn_format="bolt", max_turns=3, render_width=1024, render_height=768)
         client = ChatClient(server.base_url, "scripted")
         result = asyncio.run(run_site_episode(task, client, grader=grader, options=options, out_dir=tmp_path / "ep"))
     assert [s.reward for s in result.steps] == [0.0, pytest.approx(9.0), pytest.approx(9.0)], result.steps[1].cases
@@ -146,7 +146,7 @@ def test_a_bolt_reply_without_package_json_is_a_static_site(tmp_path):
     async def policy(messages):
         return reply
 
-    options = EpisodeOptions(turn_format="bolt", width=640, height=400)
+    options = EpisodeOptions(turn_format="bolt", render_width=640, render_height=400)
     task = {"instruction": "A button page", "test_cases": [case]}
     result = asyncio.run(
         run_site_episode(task, policy, grader=SiteGrader(pool=get_default_pool()), options=options, out_dir=tmp_path)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 BROKEN = make_page("counter", 1, broken="handler_removed")  # its buttons do nothing
 FIXED = make_page("counter", 1)
 TASK = {"id": "counter-1", "instruction": FIXED["instruction"], "test_cases": FIXED["test_cases"]}
-OPTIONS = EpisodeOptions(width=640, height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
+OPTIONS = EpisodeOptions(render_width=640, render_height=400, gui_deadline_ms=15_000, settle_timeout_ms=20_000)
 
 
 def file_reply(html: str, prose: str = "") -> str:
@@ -181,7 +181,7 @@ def test_concurrent_episodes_with_callable_policies_share_one_grader(tmp_path):
 
 def test_vlm_policy_gets_the_screenshot_in_a_user_turn(tmp_path):
     replies = [file_reply(FIXED["html"]), "<finish/>"]
-    options = EpisodeOptions(width=640, height=400, feedback_images=True, feedback_image_side=320)
+    options = EpisodeOptions(render_width=640, render_height=400, feedback_images=True, feedback_image_side=320)
     with ScriptedServer(replies) as agent:
         result = run(TASK, ChatClient(agent.base_url, "scripted"), tmp_path, options=options)
     feedback = agent.bodies[1]["messages"][3]

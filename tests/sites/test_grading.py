@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 # generous: the machine running the tests may be loaded, and a cold Babel transform is slow there
 OPTIONS = EpisodeOptions(
-    width=640, height=400, gui_deadline_ms=20_000, action_timeout_ms=10_000, settle_timeout_ms=20_000
+    render_width=640, render_height=400, gui_deadline_ms=20_000, gui_action_timeout_ms=10_000, settle_timeout_ms=20_000
 )
 SITE = """<file path="index.html">
 <!DOCTYPE html><html><head><link rel="stylesheet" href="css/site.css"></head>
@@ -124,7 +124,7 @@ def test_a_hung_page_fails_its_screenshot_and_its_cases(tmp_path):
     ws, site_dir = site(
         tmp_path, '<file path="index.html"><div id="list"></div><script>while (true) {}</script></file>'
     )
-    options = EpisodeOptions(width=640, height=400, settle_timeout_ms=1000, gui_deadline_ms=3000)
+    options = EpisodeOptions(render_width=640, render_height=400, settle_timeout_ms=1000, gui_deadline_ms=3000)
     # a pool of its own: a case that hits its deadline on a hung page leaves that page in the pool (GuiEnv does not
     # mark it broken), and the pool's next use of the slot at another viewport size would wait on it forever
     with BrowserPool(max_pages=2) as pool:
@@ -172,7 +172,7 @@ def test_reference_scorer_from_the_visual_reward(tmp_path):
 
 def test_a_zero_weight_switches_a_component_off(tmp_path):
     ws, site_dir = site(tmp_path)
-    options = EpisodeOptions(width=640, height=400, gui_weight=0.0)
+    options = EpisodeOptions(render_width=640, render_height=400, gui_weight=0.0)
     grades = grade(SiteGrader(pool=get_default_pool()), ws, site_dir, SiteTask("x", tuple_cases()), options)
     assert grades.gui is None and grades.cases == () and grades.rendered.ok
     json.dumps(grades.notes)

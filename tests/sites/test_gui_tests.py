@@ -110,7 +110,7 @@ def test_the_server_failing_is_no_score_and_not_remembered(tmp_path):
 
 # --- the written test, run by the VLM GUI agent on a real site -----------------------------------------------------
 
-OPTIONS = EpisodeOptions(width=640, height=400, gui_deadline_ms=20_000, action_timeout_ms=10_000)
+OPTIONS = EpisodeOptions(render_width=640, render_height=400, gui_deadline_ms=20_000, gui_action_timeout_ms=10_000)
 SITE = '<file path="index.html"><h1>Todos</h1><input id="new"><button>Add</button><ul></ul></file>'
 
 

@@ -28,7 +28,7 @@ TASKS = kind_tasks(4, split="train", kinds=("todo", "navigation", "message", "ta
 
 
 def _options(**kw) -> TrajectoryOptions:
-    return TrajectoryOptions(expect_timeout_ms=1000, episode={"width": 800, "height": 600}, **kw)
+    return TrajectoryOptions(expect_timeout_ms=1000, episode={"render_width": 800, "render_height": 600}, **kw)
 
 
 def test_replies_parse_into_the_sites_files():

@@ -62,15 +62,23 @@ class Endpoint:
         return dataclasses.replace(self, **changes)
 
 
-def connect(endpoint: Endpoint) -> ChatClient:
-    """The ``ChatClient`` of a configured endpoint (``max_tokens``/``temperature`` are per call: the caller's)."""
+def connect(endpoint: Endpoint, *, api_key: str | None = None, backoff_ms: float = 1000) -> ChatClient:
+    """The ``ChatClient`` of a configured endpoint (``max_tokens``/``temperature`` are per call: the caller's).
+
+    Args:
+        endpoint: the server, the model and the request settings.
+        api_key: bearer token; defaults to ``$OPENAI_API_KEY`` (vLLM ignores it unless started with ``--api-key``).
+        backoff_ms: base delay between retries, ms (attempt ``k`` waits ``backoff_ms * 2**k`` times a jitter).
+    """
     if not endpoint.configured:
         raise ValueError("this endpoint names no server; give base_url and model")
     return ChatClient(
         endpoint.base_url,
         endpoint.model,
+        api_key=api_key,
         timeout_ms=endpoint.timeout_ms,
         max_retries=endpoint.max_retries,
+        backoff_ms=backoff_ms,
         max_concurrency=endpoint.max_concurrency,
         extra_body=endpoint.extra_body,
     )

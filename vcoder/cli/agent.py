@@ -142,8 +142,9 @@ def run(args) -> int:
             return _usage(f"case {i} ({case.task!r}): {why}")
     html = page.read_bytes().decode("utf-8", errors="replace")
 
-    from vcoder.gui.runner import InfrastructureError, run_cases
+    from vcoder.gui.runner import CASE_PAGE, InfrastructureError, run_cases
     from vcoder.rendering import BrowserPool
+    from vcoder.rendering.spec import RenderSpec
 
     pool = BrowserPool(max_pages=2)
     try:
@@ -152,8 +153,7 @@ def run(args) -> int:
             cases,
             policy=policy,
             pool=pool,
-            width=args.width,
-            height=args.height,
+            render=RenderSpec(width=args.width, height=args.height, timeout_ms=CASE_PAGE.timeout_ms),
             limits=limits,
             base_dir=str(page.resolve().parent),
         )

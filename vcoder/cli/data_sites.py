@@ -134,7 +134,7 @@ def run_trajectories(args) -> int:
             seed=args.choice_seed,
             concurrency=args.max_concurrency,
             expect_timeout_ms=args.expect_timeout_ms,
-            episode={"width": args.width, "height": args.height},
+            episode={"render_width": args.width, "render_height": args.height},
         )
     except (ValueError, json.JSONDecodeError) as exc:
         print(f"error: {exc}")

@@ -42,8 +42,8 @@ def run_teacher(args) -> int:
             max_reply_tokens=args.max_tokens,
             reply_timeout_ms=args.teacher_timeout_ms * 3 + 30_000,
             gui_weight=0.0,  # WebGen-Instruct has no test cases: each step is graded on its appearance
-            width=args.width,
-            height=args.height,
+            render_width=args.width,
+            render_height=args.height,
         )
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return _usage(str(exc))

@@ -177,23 +177,17 @@ def _remove_outputs(out: Path) -> None:
 
 def _clients(config: WebGenConfig) -> dict[str, Any]:
     """One ``ChatClient`` per endpoint role, keyed by the CLI flag that names it."""
-    from vcoder.chat import ChatClient
+    from vcoder.chat import Endpoint, connect
 
-    common = {"max_retries": config.max_retries, "extra_body": config.extra_body}
+    # the checks' clients: each server's request settings, at the chat client's default concurrency
+    concurrency = Endpoint.max_concurrency
     clients = {
-        "--base-url": ChatClient(
-            config.base_url,
-            config.model,
-            timeout_ms=config.timeout_ms,
-            max_concurrency=config.max_concurrency,
-            **common,
-        ),
-        "--gui-base-url": ChatClient(
-            config.gui_base_url, config.gui_model, timeout_ms=config.gui_timeout_ms, **common
-        ),
+        "--base-url": connect(config.builder_endpoint()),
+        "--gui-base-url": connect(config.agent_endpoint(max_concurrency=concurrency)),
     }
-    if config.judge_endpoint is not None:
-        clients["--judge-base-url"] = ChatClient(*config.judge_endpoint, timeout_ms=config.judge_timeout_ms, **common)
+    judge = config.judge_server(max_concurrency=concurrency)
+    if judge is not None:
+        clients["--judge-base-url"] = connect(judge)
     return clients
 
 

@@ -13,9 +13,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.agents import DEFAULT_GUI_POLICY, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import carries
+from vcoder.names import carries, from_flat
+from vcoder.rendering.spec import RenderSpec
 from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
 logger = logging.getLogger(__name__)
@@ -32,34 +34,33 @@ FINGERPRINT_DEFAULTS = {
     "gui_policy": DEFAULT_GUI_POLICY,
     "agent_loop": "none",
 }
+#: what the run carries of each endpoint (the builder's bare), and the builder's defaults
+_BUILDER = ("base_url", "model", "timeout_ms", "max_retries", "max_tokens", "temperature", "extra_body")
+_BUILDER_DEFAULTS = dict(timeout_ms=600_000, max_retries=2, max_tokens=8192, temperature=0.0)
+_AGENT = ("base_url", "model", "timeout_ms", "max_tokens")
+_JUDGE = ("base_url", "model", "timeout_ms")
 
 
 @dataclass(frozen=True)
+@carries("render", RenderSpec, only=("width", "height"), about="The sites")  # render_width, render_height
 @carries("gui", CaseLimits, only=("step_limit", "deadline_ms"), about="A test case (WebGen-Bench: at most 15 actions)")
+@carries("judge", Endpoint, only=_JUDGE, timeout_ms=120_000, about="The screenshot judge, else the GUI agent's")
+@carries("gui", Endpoint, only=_AGENT, timeout_ms=120_000, max_tokens=256, about="The GUI agent, required")
+@carries("", Endpoint, only=_BUILDER, **_BUILDER_DEFAULTS, about="The site-building model, required")
 class WebGenConfig:
-    """Settings of a WebGen-Bench run (timeouts in ms)."""
+    """Settings of a WebGen-Bench run (timeouts in ms).
 
-    base_url: str = field(metadata={"help": "The site-building model's OpenAI-compatible server."})
-    model: str = field(metadata={"help": "The site-building model's name on that server."})
-    gui_base_url: str = field(metadata={"help": "The GUI agent's server."})
-    gui_model: str = field(metadata={"help": "The GUI agent's model."})
-    judge_base_url: str | None = field(
-        default=None, metadata={"help": "Screenshot judge's server (default: agent's)."}
-    )
-    judge_model: str | None = field(default=None, metadata={"help": "Screenshot judge's model (default: agent's)."})
+    The three endpoints, the case limits and the viewport follow the class's own fields, generated from their value
+    objects (:func:`vcoder.names.carries`): the builder's bare (``base_url``, ``model``, ``timeout_ms``,
+    ``max_retries``, ``max_tokens``, ``temperature``, ``extra_body``), the GUI agent's and the judge's under
+    ``gui_`` / ``judge_``, ``gui_step_limit`` / ``gui_deadline_ms`` and ``render_width`` / ``render_height``.
+    ``max_retries`` and ``extra_body`` are the run's, for every server. The code that runs them gets them whole
+    (:meth:`builder_endpoint`, :meth:`agent_endpoint`, :meth:`judge_server`).
+    """
+
     judge: bool = field(default=True, metadata={"help": "Grade appearance (False: appearance is null)."})
     max_turns: int = field(default=1, metadata={"help": "Turns per site: 1 = one-shot, more = agent mode."})
-    max_concurrency: int = field(default=2, metadata={"help": "Tasks in flight."})
-    timeout_ms: int = field(default=600_000, metadata={"help": "Budget of one builder request."})
-    gui_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one GUI-agent request."})
-    judge_timeout_ms: int = field(default=120_000, metadata={"help": "Budget of one screenshot-judge request."})
-    max_retries: int = field(default=2, metadata={"help": "Request retries on errors, timeouts, 429 and 5xx."})
-    max_tokens: int = field(default=8192, metadata={"help": "Builder reply budget."})
-    temperature: float = field(default=0.0, metadata={"help": "Builder sampling temperature."})
-    gui_max_tokens: int = field(default=256, metadata={"help": "Agent reply budget per action."})
-    extra_body: dict[str, Any] | None = field(default=None, metadata={"help": "Request fields for every server."})
-    width: int = field(default=1280, metadata={"help": "Viewport width, px."})
-    height: int = field(default=720, metadata={"help": "Viewport height, px."})
+    max_concurrency: int = field(default=2, metadata={"help": "Tasks in flight (the builder's requests too)."})
     feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (a VLM builder)."})
     max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages."})
     verdict_log: str | None = field(
@@ -92,6 +93,9 @@ class WebGenConfig:
     )
 
     def __post_init__(self) -> None:
+        missing = [k for k in ("base_url", "model", "gui_base_url", "gui_model") if not getattr(self, k)]
+        if missing:
+            raise ValueError(f"a WebGen-Bench run needs {missing}: the site-building model's and the GUI agent's")
         if self.turn_format not in TURN_FORMATS:
             raise ValueError(f"turn_format must be one of {TURN_FORMATS}, got {self.turn_format!r}")
         from vcoder.eval.webgen_agent_loop import AGENT_LOOPS
@@ -103,7 +107,8 @@ class WebGenConfig:
                 f"gui_step_limit must be in 1..{MAX_ACTIONS} (WebGen-Bench's budget), got {self.gui_step_limit}"
             )
         positive = ("max_turns", "max_concurrency", "timeout_ms", "gui_timeout_ms", "judge_timeout_ms")
-        positive += ("error_limit", "gui_deadline_ms", "max_tokens", "gui_max_tokens", "width", "height", "max_pages")
+        positive += ("error_limit", "gui_deadline_ms", "max_tokens", "gui_max_tokens", "render_width", "render_height")
+        positive += ("max_pages",)
         bad = {k: v for k in positive if (v := getattr(self, k)) < 1}
         if bad or self.max_retries < 0:
             raise ValueError(
@@ -165,6 +170,26 @@ class WebGenConfig:
             return None
         return (self.judge_base_url, self.judge_model) if self.judge_base_url else (self.gui_base_url, self.gui_model)
 
+    def builder_endpoint(self) -> Endpoint:
+        """The site-building model's ``Endpoint`` (the bare fields; ``max_concurrency`` requests in flight)."""
+        return from_flat("", Endpoint, self, max_concurrency=self.max_concurrency)
+
+    def agent_endpoint(self, **overrides: Any) -> Endpoint:
+        """The GUI agent's ``Endpoint``: the ``gui_*`` fields with the run's ``max_retries`` and ``extra_body`` (a field
+        the run does not carry takes ``GUI_AGENT_DEFAULTS``'s; ``overrides`` win)."""
+        from vcoder.gui.vlm_policy import gui_endpoint
+
+        return gui_endpoint(self, max_retries=self.max_retries, extra_body=self.extra_body, **overrides)
+
+    def judge_server(self, **overrides: Any) -> Endpoint | None:
+        """The screenshot judge's ``Endpoint`` (the GUI agent's server when no ``judge_*`` one is given, its own
+        ``judge_timeout_ms``; the run's ``max_retries`` and ``extra_body``), None when appearance is not judged."""
+        if self.judge_endpoint is None:
+            return None
+        base_url, model = self.judge_endpoint
+        shared = dict(max_retries=self.max_retries, extra_body=self.extra_body)
+        return from_flat("judge", Endpoint, self, base_url=base_url, model=model, **{**shared, **overrides})
+
     def fingerprint(self) -> dict[str, Any]:
         """What a resumed run must share with the stored rows (servers may move; models and budgets may not).
 
@@ -190,8 +215,8 @@ class WebGenConfig:
             turn_format=self.turn_format,
             gui_weight=0.0,
             feedback_images=self.feedback_images,
-            width=self.width,
-            height=self.height,
+            render_width=self.render_width,
+            render_height=self.render_height,
             render_timeout_ms=30_000,  # a Babel or React site on a loaded machine
             settle_timeout_ms=15_000,
             reply_timeout_ms=self.timeout_ms * (self.max_retries + 1) + 30_000,
@@ -218,8 +243,8 @@ class WebGenConfig:
             deadline_ms = max(self.gui_deadline_ms, self.gui_step_limit * request_ms)
             options = dataclasses.replace(
                 options,
-                width=WIDTH,
-                height=HEIGHT,
+                render_width=WIDTH,
+                render_height=HEIGHT,
                 gui_step_limit=2 * self.gui_step_limit,
                 gui_deadline_ms=deadline_ms,
             )

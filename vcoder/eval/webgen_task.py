@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vcoder.chat import ChatClient, ChatError, WatchedClient, connect
+from vcoder.chat import ChatError, WatchedClient, connect
 from vcoder.chat.endpoint import Endpoint
 from vcoder.eval.webgen_agent_loop import run_agent_loop
 from vcoder.eval.webgen_appearance import grade_appearance, scrolled_screenshots
 from vcoder.eval.webgen_rows import INFRASTRUCTURE, appearance_grade, case_entry, protocol_entry, task_row
 from vcoder.gui.judge import ScreenshotJudge
-from vcoder.gui.vlm_policy import gui_endpoint
 from vcoder.gui.webvoyager import WebVoyagerPolicy
 from vcoder.sites.audit import AuditedGrader
 from vcoder.sites.episode import run_site_episode
@@ -80,17 +79,11 @@ class TaskRunner:
         folder.mkdir(parents=True)
         started = time.monotonic()
         config = self.config
-        judge = None
-        if config.judge_endpoint is not None:
-            judge = ScreenshotJudge(
-                *config.judge_endpoint,
-                timeout_ms=config.judge_timeout_ms,
-                max_retries=config.max_retries,
-                extra_body=config.extra_body,
-            )
+        endpoint = config.judge_server()
+        judge = None if endpoint is None else ScreenshotJudge.from_endpoint(endpoint)
         instruments = _Instruments(judge=judge, agents={p: self._agent(p) for p in config.protocols})
-        if config.judge_endpoint is not None and "webgen-bench" in config.protocols:
-            instruments.benchmark_judge = self._client(*config.judge_endpoint, config.judge_timeout_ms)
+        if endpoint is not None and "webgen-bench" in config.protocols:
+            instruments.benchmark_judge = WatchedClient(connect(endpoint.replace(max_concurrency=AGENT_CONCURRENCY)))
         try:
             result = await self._build_and_test(task, folder, instruments)
         finally:
@@ -105,27 +98,10 @@ class TaskRunner:
             "elapsed_s": round(time.monotonic() - started, 3),
         }
 
-    def _client(self, base_url: str, model: str, timeout_ms: int) -> WatchedClient:
-        config = self.config
-        return WatchedClient(
-            ChatClient(
-                base_url,
-                model,
-                timeout_ms=timeout_ms,
-                max_retries=config.max_retries,
-                max_concurrency=AGENT_CONCURRENCY,
-                extra_body=config.extra_body,
-            )
-        )
-
     def _gui_endpoint(self) -> Endpoint:
         """The GUI agent's endpoint: the run's ``gui_*`` fields, its shared ``max_retries`` and ``extra_body``, and
         :data:`AGENT_CONCURRENCY` requests in flight."""
-        config = self.config
-        overrides = dict(
-            max_retries=config.max_retries, max_concurrency=AGENT_CONCURRENCY, extra_body=config.extra_body
-        )
-        return gui_endpoint(config, **overrides)
+        return self.config.agent_endpoint(max_concurrency=AGENT_CONCURRENCY)
 
     def _agent(self, protocol: str) -> Any:
         """The GUI agent of ``protocol``: vcoder's (the one ``gui_policy`` names, built as the ``gui_agent`` reward

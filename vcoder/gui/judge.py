@@ -21,7 +21,8 @@ import os
 from collections import OrderedDict
 from typing import Any
 
-from vcoder.chat import ChatClient, ChatError, user_message
+from vcoder.chat import ChatError, user_message
+from vcoder.chat.endpoint import Endpoint, connect
 from vcoder.gui.vlm_parse import parse_score
 from vcoder.images import to_png
 
@@ -116,13 +117,15 @@ class ScreenshotJudge:
                 f"max_image_side={max_image_side} (>= 64), max_tokens={max_tokens} (>= 1), cache_size={cache_size} (>= 0)"
             )
         self.client = (
-            ChatClient(
-                base_url,
-                model,
-                timeout_ms=timeout_ms,
-                max_retries=max_retries,
-                max_concurrency=max_concurrency,
-                extra_body=extra_body,
+            connect(
+                Endpoint(
+                    base_url,
+                    model,
+                    timeout_ms=timeout_ms,
+                    max_retries=max_retries,
+                    max_concurrency=max_concurrency,
+                    extra_body=extra_body,
+                )
             )
             if base_url
             else None
@@ -135,6 +138,24 @@ class ScreenshotJudge:
         # identical pages graded concurrently (a GRPO group's duplicate completions) share one request
         self._inflight: dict[tuple[int, tuple[str, str, str]], asyncio.Future] = {}
         self.stats = {"requests": 0, "cache_hits": 0, "errors": 0, "unparsed": 0}
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint, **options: Any) -> ScreenshotJudge:
+        """The judge of ``endpoint`` (its server, request settings, reply budget and temperature; a field left None
+        takes the judge's default; ``$VCODER_JUDGE_*`` apply when it names no server).
+
+        Args:
+            endpoint: the judge's ``Endpoint`` (e.g. ``RewardSettings.judge_endpoint()``).
+            **options: the judge's own settings (``max_image_side``, ``cache_size``).
+
+        Example:
+            >>> ScreenshotJudge.from_endpoint(Endpoint("http://127.0.0.1:9", "m", max_tokens=64)).max_tokens
+            64
+        """
+        fields = dict(timeout_ms=endpoint.timeout_ms, max_retries=endpoint.max_retries)
+        fields.update(max_concurrency=endpoint.max_concurrency, extra_body=endpoint.extra_body)
+        fields.update({k: v for k in ("max_tokens", "temperature") if (v := getattr(endpoint, k)) is not None})
+        return cls(endpoint.base_url, endpoint.model, **fields, **options)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

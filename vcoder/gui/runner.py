@@ -19,8 +19,12 @@ from typing import Any
 from vcoder.gui.env import GuiEnv
 from vcoder.gui.limits import CaseLimits, case_limits
 from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict, mean_score, parse_cases
+from vcoder.rendering.spec import RenderSpec
 
 logger = logging.getLogger(__name__)
+
+#: a test case's page load: the default viewport, 10 s to load (a site-building episode's too)
+CASE_PAGE = RenderSpec(timeout_ms=10_000)
 
 #: seconds over the episode deadline before the runner cancels a policy that ignores it
 GRACE_S = 2.0
@@ -36,10 +40,8 @@ async def arun_cases(
     *,
     policy: Policy,
     pool: Any = None,
-    width: int = 1280,
-    height: int = 720,
+    render: RenderSpec = CASE_PAGE,
     limits: CaseLimits | None = None,
-    load_timeout_ms: int = 10000,
     base_dir: str | None = None,
     **limit_fields: int,
 ) -> tuple[list[CaseResult], float]:
@@ -51,9 +53,8 @@ async def arun_cases(
         policy: the policy that carries the cases out.
         pool: an ``AsyncBrowserPool`` or ``BrowserPool`` (default: ``get_default_pool()``); works from any event
             loop (the episode runs on the pool's own loop, where its pages live).
-        width, height: viewport in px.
+        render: the page's viewport and load deadline (default :data:`CASE_PAGE`).
         limits: each case's step limit, deadline and action budget (default: ``CaseLimits()``).
-        load_timeout_ms: budget for loading the page.
         base_dir: folder whose files the page may load by relative URL (images beside the HTML file).
         **limit_fields: ``CaseLimits`` fields to replace in ``limits`` (``deadline_ms=9000``).
 
@@ -65,9 +66,12 @@ async def arun_cases(
         CaseError: invalid cases.
         InfrastructureError: the browser could not be started or died (not the page's fault).
     """
+    loose = sorted(set(limit_fields) & {"width", "height", "load_timeout_ms"})
+    if loose:
+        raise TypeError(f"arun_cases takes {loose} as render=RenderSpec(width=, height=, timeout_ms=)")
     cases = parse_cases(cases)
     apool = _async_pool(pool)
-    opts = _Options(width, height, case_limits(limits, **limit_fields), load_timeout_ms, base_dir)
+    opts = _Options(render, case_limits(limits, **limit_fields), base_dir)
     from vcoder.rendering import BrowserUnavailable
 
     try:
@@ -97,10 +101,8 @@ def _async_pool(pool: Any) -> Any:
 
 @dataclass(frozen=True)
 class _Options:
-    width: int
-    height: int
+    render: RenderSpec
     limits: CaseLimits
-    load_timeout_ms: int
     base_dir: str | None
 
 
@@ -116,7 +118,11 @@ async def _run_one(html: str, case: TestCase, policy: Policy, apool, opts: _Opti
     deadline_ms = opts.limits.deadline_ms
     try:
         async with apool.open_page(
-            html, width=opts.width, height=opts.height, timeout_ms=opts.load_timeout_ms, base_dir=opts.base_dir
+            html,
+            width=opts.render.width,
+            height=opts.render.height,
+            timeout_ms=opts.render.timeout_ms,
+            base_dir=opts.base_dir,
         ) as page:
             env = GuiEnv(page, limits=opts.limits)
             try:

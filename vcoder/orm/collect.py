@@ -105,7 +105,7 @@ def grade_page(page: dict[str, Any], *, pool: Any, out_dir: Path, **limits: Any)
         page: a row of :func:`variants`.
         pool: a ``BrowserPool``.
         out_dir: the log's folder; the screenshot goes to ``screens/<hash>.png`` under it (paths kept relative).
-        **limits: ``run_cases`` keywords (``limits=CaseLimits(...)``, ``width``, ...).
+        **limits: ``run_cases`` keywords (``limits=CaseLimits(...)``, ``render=RenderSpec(...)``).
 
     Returns:
         The record (not yet written).

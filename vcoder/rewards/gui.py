@@ -146,9 +146,8 @@ def _agent(settings: RewardSettings):
     of the ``gui_*`` endpoint (this page's endpoint failures, and no other page's)."""
     from vcoder.browse.policies import gui_agent_from_endpoint
     from vcoder.chat import WatchedClient
-    from vcoder.gui.vlm_policy import gui_endpoint
 
-    endpoint = gui_endpoint(settings)
+    endpoint = settings.gui_endpoint()
     watched = WatchedClient(_chat_client(endpoint), owned=False)
     policy = gui_agent_from_endpoint(
         settings.gui_policy, endpoint, client=watched, step_budget=settings.gui_step_limit
@@ -166,13 +165,7 @@ async def _grade(html: str, cases: list, settings: RewardSettings) -> tuple[floa
     spoken = [c for c in cases if not c.scriptable]
     watched = None
     runs = []
-    limits = dict(
-        pool=get_default_pool().async_pool,
-        width=settings.render_width,
-        height=settings.render_height,
-        limits=settings.case_limits(),
-        load_timeout_ms=settings.render_timeout_ms,
-    )
+    limits = dict(pool=get_default_pool().async_pool, render=settings.render_spec(), limits=settings.case_limits())
     if scripted:
         runs.append(arun_cases(html, scripted, policy=ScriptedPolicy(), **limits))
     if spoken:

@@ -100,40 +100,13 @@ def judge_for(settings: RewardSettings) -> ScreenshotJudge:
     """The judge of these settings (one per process and configuration: its grade cache is shared)."""
     from vcoder.gui.judge import judge_server
 
-    base_url, model = judge_server(settings.judge_base_url, settings.judge_model)
-    return _judge(
-        base_url,
-        model,
-        settings.judge_timeout_ms,
-        settings.judge_max_retries,
-        settings.judge_max_concurrency,
-        settings.judge_max_tokens,
-        settings.judge_temperature,
-        settings.judge_max_image_side,
-    )
+    base_url, model = judge_server(settings.judge_base_url, settings.judge_model)  # $VCODER_JUDGE_* apply here
+    return _judge(settings.judge_endpoint(base_url=base_url, model=model), settings.judge_max_image_side)
 
 
 @functools.lru_cache(maxsize=8)
-def _judge(
-    base_url: str | None,
-    model: str | None,
-    timeout_ms: int,
-    max_retries: int,
-    max_concurrency: int,
-    max_tokens: int,
-    temperature: float,
-    max_image_side: int,
-) -> ScreenshotJudge:
-    return ScreenshotJudge(
-        base_url,
-        model,
-        timeout_ms=timeout_ms,
-        max_retries=max_retries,
-        max_concurrency=max_concurrency,
-        max_tokens=max_tokens,
-        temperature=temperature,
-        max_image_side=max_image_side,
-    )
+def _judge(endpoint, max_image_side: int) -> ScreenshotJudge:
+    return ScreenshotJudge.from_endpoint(endpoint, max_image_side=max_image_side)
 
 
 def _check(settings: RewardSettings) -> None:

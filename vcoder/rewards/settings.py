@@ -14,10 +14,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
 from vcoder.metrics.extract import FORMAT_STYLES
-from vcoder.names import carries
+from vcoder.names import carries, from_flat, generated_fields
+from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
@@ -61,18 +63,44 @@ def _help(text: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+@carries(
+    "judge",
+    Endpoint,
+    only=("base_url", "model", "timeout_ms", "max_retries", "max_concurrency", "max_tokens", "temperature"),
+    timeout_ms=60_000,
+    max_retries=1,
+    max_tokens=256,  # a reason and a score line
+    temperature=0.0,
+    about="screenshot_judge, the judge VLM",  # base_url / model: $VCODER_JUDGE_*, else the reward gives None
+)
+@carries(
+    "gui",
+    Endpoint,
+    only=("base_url", "model", "timeout_ms", "max_tokens", "temperature"),
+    timeout_ms=_GUI_TIMEOUT_MS,
+    max_tokens=256,
+    temperature=0.0,
+    about="gui_agent, the VLM agent",  # no base_url: natural-language cases are not graded (scripted ones need none)
+)
 @carries("gui", CaseLimits, about="gui_agent")  # gui_step_limit, gui_deadline_ms, gui_action_timeout_ms
+@carries("render", RenderSpec, about="Every reward render (pages render full-page)")
 class RewardSettings:
     """Parameters of every vcoder reward. Flat and prefixed by the part they configure, so YAML recipes stay flat.
+
+    The render spec, the GUI case limits and the two endpoints follow the class's own fields, generated from their
+    value objects (:func:`vcoder.names.carries`): ``render_*``, ``gui_step_limit`` / ``gui_deadline_ms`` /
+    ``gui_action_timeout_ms``, ``gui_*`` (the GUI agent's ``base_url``, ``model``, ``timeout_ms``, ``max_tokens``,
+    ``temperature``) and ``judge_*``; the code that runs them gets them whole (:meth:`render_spec`,
+    :meth:`case_limits`, :meth:`judge_endpoint`, :meth:`gui_endpoint`). Without ``gui_base_url`` natural-language
+    test cases are not graded (scripted ones never need the agent); without ``judge_base_url`` /
+    ``judge_model`` the judge takes ``$VCODER_JUDGE_BASE_URL`` / ``$VCODER_JUDGE_MODEL``, and with neither
+    ``screenshot_judge`` gives None.
 
     Built once per reward (at ``build_rewards`` time) and validated there: bad configuration raises early with what
     to change, model output never raises. Each reward reads the fields it needs and ignores the others, so one set of
     parameters configures a whole reward list.
     """
 
-    render_width: int = field(default=1280, metadata=_help("Viewport width in CSS px of every reward render."))
-    render_height: int = field(default=720, metadata=_help("Viewport height in CSS px (pages render full-page)."))
-    render_timeout_ms: int = field(default=15000, metadata=_help("Deadline of one reward render (or page load), ms."))
     render_max_pages: int = field(default=2, metadata=_help("Concurrent browser pages of this process's pool."))
     clip_model: str = field(default="ViT-B-32", metadata=_help("open_clip model name of the clip reward."))
     clip_pretrained: str | None = field(
@@ -99,38 +127,7 @@ class RewardSettings:
             "be judged for a sample (block/text/position/color without reference html) drop out of its mean."
         ),
     )
-    gui_timeout_ms: int = field(
-        default=_GUI_TIMEOUT_MS,
-        metadata=_help("gui_agent: per-request timeout of the VLM agent, ms (the case's deadline bounds it too)."),
-    )
-    gui_base_url: str | None = field(
-        default=None,
-        metadata=_help(
-            "gui_agent: OpenAI-compatible endpoint of the VLM that runs natural-language test cases (scripted cases "
-            "never need it). None: natural-language cases are not graded."
-        ),
-    )
-    gui_model: str | None = field(default=None, metadata=_help("gui_agent: model name the gui_base_url serves."))
-    gui_max_tokens: int = field(default=256, metadata=_help("gui_agent: VLM reply budget per turn."))
-    gui_temperature: float = field(default=0.0, metadata=_help("gui_agent: VLM sampling temperature."))
     gui_policy: str = gui_policy_field("gui_agent")
-    judge_base_url: str | None = field(
-        default=None,
-        metadata=_help(
-            "screenshot_judge: OpenAI-compatible endpoint of the judge VLM (default $VCODER_JUDGE_BASE_URL; neither: "
-            "the reward gives None)."
-        ),
-    )
-    judge_model: str | None = field(
-        default=None, metadata=_help("screenshot_judge: model name (default $VCODER_JUDGE_MODEL).")
-    )
-    judge_timeout_ms: int = field(default=60000, metadata=_help("screenshot_judge: per-request timeout, ms."))
-    judge_max_retries: int = field(
-        default=1, metadata=_help("screenshot_judge: retries on connection errors, timeouts, 429 and 5xx.")
-    )
-    judge_max_concurrency: int = field(default=8, metadata=_help("screenshot_judge: requests in flight."))
-    judge_max_tokens: int = field(default=256, metadata=_help("screenshot_judge: reply budget (reason + score)."))
-    judge_temperature: float = field(default=0.0, metadata=_help("screenshot_judge: sampling temperature."))
     judge_max_image_side: int = field(
         default=1568, metadata=_help("screenshot_judge: longer image side sent, px (screenshots are downscaled).")
     )
@@ -213,26 +210,27 @@ class RewardSettings:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     def render_kwargs(self) -> dict[str, Any]:
-        return {"width": self.render_width, "height": self.render_height, "timeout_ms": self.render_timeout_ms}
+        """The render spec as ``pool.render`` keywords."""
+        return dataclasses.asdict(self.render_spec())
 
-    def render_spec(self):
+    def render_spec(self) -> RenderSpec:
         """The ``render_*`` fields as the one ``vcoder.rendering.spec.RenderSpec``."""
-        from vcoder.names import from_flat
-        from vcoder.rendering.spec import RenderSpec
-
         return from_flat("render", RenderSpec, self)
 
-    def judge_endpoint(self):
-        """The ``judge_*`` fields as the one ``vcoder.chat.Endpoint`` (``$VCODER_JUDGE_*`` not applied here)."""
-        from vcoder.chat.endpoint import Endpoint
-        from vcoder.names import from_flat
+    def judge_endpoint(self, **overrides: Any) -> Endpoint:
+        """The ``judge_*`` fields as the one ``vcoder.chat.Endpoint`` (``$VCODER_JUDGE_*`` not applied here;
+        ``overrides`` win)."""
+        return from_flat("judge", Endpoint, self, **overrides)
 
-        return from_flat("judge", Endpoint, self)
+    def gui_endpoint(self) -> Endpoint:
+        """The ``gui_*`` endpoint fields as the one ``vcoder.chat.Endpoint``, the fields the recipe does not carry
+        (retries, concurrency) at ``vcoder.gui.vlm_policy.GUI_AGENT_DEFAULTS``."""
+        from vcoder.gui.vlm_policy import gui_endpoint
+
+        return gui_endpoint(self)
 
     def case_limits(self) -> CaseLimits:
         """The ``gui_*`` case limits as the one ``vcoder.gui.limits.CaseLimits``."""
-        from vcoder.names import from_flat
-
         return from_flat("gui", CaseLimits, self)
 
 
@@ -289,6 +287,7 @@ def reward_fields(cls: type) -> type:
         annotations[f.name] = f.type
         setattr(cls, f.name, field(default=f.default, metadata=f.metadata))
     cls.__annotations__ = annotations
+    cls.__generated__ = {**generated_fields(cls), **generated_fields(RewardSettings)}  # the declarations' fields
     return cls
 
 
@@ -304,13 +303,20 @@ def add_reward_flags(parser) -> None:
                 flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=help_text
             )
             continue
-        convert = {"int": int, "float": float}.get(f.type, _optional_str if "None" in f.type else str)
-        parser.add_argument(flag, dest=f.name, type=convert, default=f.default, help=help_text)
+        parser.add_argument(flag, dest=f.name, type=_converter(f.type), default=f.default, help=help_text)
 
 
-def _optional_str(value: str) -> str | None:
-    """A command-line string, where ``none`` / ``null`` (any case) mean None."""
-    return None if value.strip().lower() in ("none", "null") else value
+def _converter(type_name: str):
+    """The argparse ``type`` of a field typed ``type_name`` (``int``, ``float | None``, ``str | None``, ...)."""
+    base = {"int": int, "float": float}.get(type_name.split(" | ")[0], str)
+    if "None" not in type_name:
+        return base
+
+    def optional(value: str):
+        return None if value.strip().lower() in ("none", "null") else base(value)
+
+    optional.__name__ = base.__name__  # argparse names the type in its "invalid int value" message
+    return optional
 
 
 def _freeze(value: Any) -> Any:

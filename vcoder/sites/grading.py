@@ -160,7 +160,11 @@ async def render_site(pool: Any, site_dir: Path, html: str, options: EpisodeOpti
 
     async def live() -> Rendered:
         opened = pool.open_page(
-            html, width=options.width, height=options.height, timeout_ms=options.render_timeout_ms, base_dir=site_dir
+            html,
+            width=options.render_width,
+            height=options.render_height,
+            timeout_ms=options.render_timeout_ms,
+            base_dir=site_dir,
         )
         try:
             page = await opened.__aenter__()
@@ -392,10 +396,8 @@ class SiteGrader:
             cases,
             policy=policy,
             pool=self.pool,
-            width=options.width,
-            height=options.height,
+            render=options.render_spec(),
             limits=options.case_limits(),
-            load_timeout_ms=options.render_timeout_ms,
             base_dir=str(site_dir),
         )
         return results

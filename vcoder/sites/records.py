@@ -14,7 +14,9 @@ from typing import Any
 
 from vcoder.gui.limits import CaseLimits
 from vcoder.gui.policy import CaseResult, TestCase, parse_cases
-from vcoder.names import carries
+from vcoder.gui.runner import CASE_PAGE
+from vcoder.names import carries, from_flat
+from vcoder.rendering.spec import RenderSpec
 from vcoder.sites.build import BuildLimits
 from vcoder.sites.turns import SiteLimits
 
@@ -62,9 +64,16 @@ class SiteTask:
 
 
 @dataclass(frozen=True)
-@carries("gui", CaseLimits, only=("step_limit", "deadline_ms"))  # gui_step_limit, gui_deadline_ms
+@carries("gui", CaseLimits, about="A GUI test case")  # gui_step_limit, gui_deadline_ms, gui_action_timeout_ms
+@carries("render", RenderSpec, timeout_ms=CASE_PAGE.timeout_ms, about="The site's page")  # render_width, ...
 class EpisodeOptions:
-    """Settings of an episode (one frozen value; timeouts in ms)."""
+    """Settings of an episode (one frozen value; timeouts in ms).
+
+    The render spec and the test cases' limits follow the class's own fields, generated from their value objects
+    (:func:`vcoder.names.carries`): ``render_width`` / ``render_height`` / ``render_timeout_ms`` and
+    ``gui_step_limit`` / ``gui_deadline_ms`` / ``gui_action_timeout_ms``; the grader gets them whole
+    (:meth:`render_spec`, :meth:`case_limits`).
+    """
 
     max_turns: int = field(default=5, metadata={"help": "Turns before the episode ends without <finish/>."})
     screenshot_weight: float = field(default=5.0, metadata={"help": "Weight of the appearance score (0: off)."})
@@ -76,15 +85,8 @@ class EpisodeOptions:
     limits: SiteLimits = field(default_factory=SiteLimits, metadata={"help": "Files and bytes a site may hold."})
     feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (VLM policies)."})
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
-    width: int = field(default=1280, metadata={"help": "Viewport width, px."})
-    height: int = field(default=720, metadata={"help": "Viewport height, px."})
-    render_timeout_ms: int = field(default=10_000, metadata={"help": "Budget for loading the site's page."})
     settle_quiet_ms: int = field(default=200, metadata={"help": "DOM quiet time before the screenshot."})
     settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time spent waiting for the page to settle."})
-    # the case limits' action budget under its older name here (gui_action_timeout_ms elsewhere), its default theirs
-    action_timeout_ms: int = field(
-        default=CaseLimits.action_timeout_ms, metadata={"help": "Budget of one GUI action."}
-    )
     reply_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one policy reply."})
     max_reply_tokens: int = field(default=8192, metadata={"help": "Reply budget (ChatClient policies)."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature (ChatClient policies)."})
@@ -136,7 +138,7 @@ class EpisodeOptions:
             "render_timeout_ms",
             "settle_timeout_ms",
             "gui_deadline_ms",
-            "action_timeout_ms",
+            "gui_action_timeout_ms",
             "reply_timeout_ms",
         )
         bad = {name: getattr(self, name) for name in timeouts if getattr(self, name) <= 0}
@@ -145,13 +147,22 @@ class EpisodeOptions:
         self.case_limits()  # the test cases' bounds hold together (an action fits in a case)
 
     def case_limits(self) -> CaseLimits:
-        """The test cases' bounds (``gui_step_limit``, ``gui_deadline_ms``, ``action_timeout_ms``) as one value.
+        """The test cases' bounds (``gui_step_limit``, ``gui_deadline_ms``, ``gui_action_timeout_ms``) as one value.
 
         Example:
             >>> EpisodeOptions(gui_deadline_ms=9000).case_limits().deadline_ms
             9000
         """
-        return CaseLimits(self.gui_step_limit, self.gui_deadline_ms, self.action_timeout_ms)
+        return from_flat("gui", CaseLimits, self)
+
+    def render_spec(self) -> RenderSpec:
+        """The site page's viewport and load deadline (``render_*``) as one value.
+
+        Example:
+            >>> EpisodeOptions(render_width=800).render_spec()
+            RenderSpec(width=800, height=720, timeout_ms=10000)
+        """
+        return from_flat("render", RenderSpec, self)
 
 
 @dataclass(frozen=True)

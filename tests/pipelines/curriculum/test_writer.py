@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 
 from tests.servers import SAMPLING, ScriptedServer, dead_port
+from vcoder.chat.endpoint import Endpoint
 from vcoder.pipelines.curriculum.config import config_from_mapping
 from vcoder.pipelines.curriculum.filters import REASONS, filter_candidates, normalise_candidate
 from vcoder.pipelines.curriculum.outcomes import summarise
@@ -38,6 +39,11 @@ POOL = [
         "seed": 0,
     },
 ]
+
+
+def writer_endpoint(url: str, model: str, **fields) -> Endpoint:
+    """The task writer's endpoint at the curriculum recipe's defaults (2 minutes, one retry, temperature 0.8)."""
+    return Endpoint(url, model, **{"timeout_ms": 120_000, "max_retries": 1, "temperature": 0.8, **fields})
 
 
 def _case(text="Click the button", structured=True):
@@ -97,7 +103,9 @@ def _config(url, **extra):
 
 def test_writer_parses_filters_and_counts_by_reason():
     with ScriptedServer(REPLIES) as server:
-        writer = TaskWriter(server.base_url, "scripted", timeout_ms=10_000, failures_shown=1, requests=3)
+        writer = TaskWriter(
+            writer_endpoint(server.base_url, "scripted", timeout_ms=10_000), failures_shown=1, requests=3
+        )
         result = writer.write(POOL, 6, phase=2, seed=5)
     assert server.chat_hits == 3 and result.requests == 3 and result.failed == 0 and not result.no_reply
     assert result.rejected == Counter({"schema": 2, "unparseable": 1})
@@ -129,7 +137,7 @@ def test_writer_parses_filters_and_counts_by_reason():
 def test_grow_pool_with_the_writer_reports_all_rejections():
     with ScriptedServer(REPLIES) as server:
         config = _config(server.base_url)
-        writer = TaskWriter(server.base_url, "scripted", failures_shown=1, requests=3)
+        writer = TaskWriter(writer_endpoint(server.base_url, "scripted"), failures_shown=1, requests=3)
         grown = grow_pool(
             config, 0, POOL, _summary(), predict=lambda ts: [PREDICTED[t["instruction"]] for t in ts], writer=writer
         )
@@ -141,7 +149,7 @@ def test_grow_pool_with_the_writer_reports_all_rejections():
 
 def test_slow_server_times_out_and_the_phase_falls_back(caplog):
     with ScriptedServer(REPLIES, delay_s=1.5) as server:
-        writer = TaskWriter(server.base_url, "scripted", timeout_ms=300, max_retries=0, requests=2)
+        writer = TaskWriter(writer_endpoint(server.base_url, "scripted", timeout_ms=300, max_retries=0), requests=2)
         result = writer.write(POOL, 4, phase=0)
         assert result.no_reply and not result.unreachable and result.candidates == []
         assert len(result.errors) == 2 and all("timed out after 300 ms" in e for e in result.errors)
@@ -157,7 +165,7 @@ def test_slow_server_times_out_and_the_phase_falls_back(caplog):
 def test_unreachable_endpoint_falls_back_to_offline_generators(caplog):
     url = f"http://127.0.0.1:{dead_port()}"
     config = _config(url, writer_max_retries=0, new_tasks_per_phase=2)
-    writer = TaskWriter(url, "scripted", timeout_ms=2000, max_retries=0, requests=2)
+    writer = TaskWriter(writer_endpoint(url, "scripted", timeout_ms=2000, max_retries=0), requests=2)
     with caplog.at_level(logging.WARNING):
         grown = grow_pool(config, 1, POOL, _summary(), predict=lambda ts: [0.3] * len(ts), writer=writer)
     assert grown["writer"]["unreachable"] and grown["source"].startswith("offline")
@@ -199,7 +207,9 @@ def _assert_every_reply_counted(result):
 @pytest.mark.slow
 def test_writer_counts_every_noise_reply_of_a_real_model(tiny_vlm_server):
     url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
-    writer = TaskWriter(url, model, timeout_ms=120_000, failures_shown=1, requests=3, max_tokens=48, extra_body=NOISE)
+    writer = TaskWriter(
+        writer_endpoint(url, model, timeout_ms=120_000, max_tokens=48, extra_body=NOISE), failures_shown=1, requests=3
+    )
     result = writer.write(POOL, 6, phase=1, seed=3)
     assert (result.requests, result.failed, result.unreachable, result.errors) == (3, 0, False, [])
     assert len(result.replies) == 3 and not result.no_reply
@@ -218,7 +228,9 @@ def test_writer_counts_every_noise_reply_of_a_real_model(tiny_vlm_server):
 @pytest.mark.slow
 def test_grow_pool_with_a_real_model_reports_consistent_counts(tiny_vlm_server):
     url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
-    kept = _Kept(TaskWriter(url, model, failures_shown=1, requests=2, max_tokens=48, extra_body=NOISE))
+    kept = _Kept(
+        TaskWriter(writer_endpoint(url, model, max_tokens=48, extra_body=NOISE), failures_shown=1, requests=2)
+    )
     summary = _summary()
     config = _config(url, writer_model=model, writer_requests=2, new_tasks_per_phase=4)
     grown = grow_pool(config, 1, POOL, summary, predict=kind_predictor(summary), writer=kept)
@@ -240,7 +252,7 @@ def test_grow_pool_with_a_real_model_reports_consistent_counts(tiny_vlm_server):
 def test_real_model_too_slow_for_the_timeout_falls_back(tiny_vlm_server, caplog):
     # greedy decoding runs to max_tokens (the tiny model never stops early): 1000 tokens take over a second, not 400 ms
     url, model = tiny_vlm_server.base_url, tiny_vlm_server.model
-    kept = _Kept(TaskWriter(url, model, timeout_ms=400, max_retries=0, requests=1, max_tokens=1000))
+    kept = _Kept(TaskWriter(writer_endpoint(url, model, timeout_ms=400, max_retries=0, max_tokens=1000), requests=1))
     config = _config(url, writer_model=model, writer_timeout_ms=400, writer_max_retries=0, new_tasks_per_phase=2)
     with caplog.at_level(logging.WARNING):
         grown = grow_pool(config, 0, POOL, _summary(), predict=lambda ts: [0.5] * len(ts), writer=kept)
@@ -260,6 +272,6 @@ def test_the_recipe_sets_the_writers_request_fields():
 
     body = {"generation_config": {"do_sample": True}}
     writer = _writer(_config("http://127.0.0.1:9", writer_extra_body=body, writer_temperature=0.3))
-    assert writer.extra_body == body and writer.temperature == 0.3
+    assert writer.endpoint.extra_body == body and writer.endpoint.temperature == 0.3
     with pytest.raises(CurriculumConfigError, match="writer_extra_body must be a mapping"):
         _config("http://127.0.0.1:9", writer_extra_body="do_sample")

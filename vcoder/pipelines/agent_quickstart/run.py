@@ -58,8 +58,8 @@ TRAIN_EXPECT_MS = 1000
 # machine once took over the default 300 s for one round of replies), so the episodes wait for it
 EPISODE = {
     "max_turns": DATA["max_turns"],
-    "width": 1280,
-    "height": 720,
+    "render_width": 1280,
+    "render_height": 720,
     "reply_timeout_ms": 3_600_000,
     "system_prompt": SYSTEM_PROMPT,
 }
@@ -90,8 +90,8 @@ STEP_GRPO_RECIPE: dict[str, Any] = {
     "dataset": "site_kinds",
     "max_turns": DATA["max_turns"],
     "max_turn_tokens": 128,
-    "render_width": EPISODE["width"],
-    "render_height": EPISODE["height"],
+    "render_width": EPISODE["render_width"],
+    "render_height": EPISODE["render_height"],
     "render_max_pages": 4,
     "reply_timeout_ms": EPISODE["reply_timeout_ms"],
     "system_prompt": SYSTEM_PROMPT,

@@ -89,18 +89,12 @@ def check_start_model(model: str, *, recipe: str | None = None) -> None:
 def _writer(config):
     if not config.uses_writer:
         return None
+    from vcoder.chat.endpoint import Endpoint
+    from vcoder.names import from_flat
     from vcoder.pipelines.curriculum.writer import TaskWriter
 
-    return TaskWriter(
-        config.writer_base_url,
-        config.writer_model,
-        timeout_ms=config.writer_timeout_ms,
-        max_retries=config.writer_max_retries,
-        failures_shown=config.writer_failures_shown,
-        requests=config.writer_requests,
-        temperature=config.writer_temperature,
-        extra_body=config.writer_extra_body,
-    )
+    endpoint = from_flat("writer", Endpoint, config)
+    return TaskWriter(endpoint, failures_shown=config.writer_failures_shown, requests=config.writer_requests)
 
 
 def run_curriculum(

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
+
 logger = logging.getLogger(__name__)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -130,57 +132,37 @@ class TaskWriter:
     """Writes candidate tasks from failures through an OpenAI-compatible chat endpoint.
 
     Args:
-        base_url: the server (``http://host:8000`` or ``.../v1``).
-        model: its model name.
-        timeout_ms: budget of one request.
-        max_retries: retries of a failed request (connection errors, timeouts, 429, 5xx).
+        endpoint: the writer's server, model and request settings (``CurriculumConfig``'s ``writer_*``, rebuilt by
+            :func:`vcoder.names.from_flat`); its ``temperature`` and ``max_tokens`` (None: 4096) are each request's,
+            its ``extra_body`` (e.g. ``transformers serve``'s ``generation_config``) is merged into every request.
         failures_shown: failed tasks shown per request.
         requests: requests per phase.
-        temperature: sampling temperature.
-        max_tokens: reply budget.
-        extra_body: server-specific fields merged into every request (e.g. ``transformers serve``'s
-            ``generation_config``); see :class:`vcoder.chat.ChatClient`.
+
+    Example:
+        >>> TaskWriter(Endpoint("http://127.0.0.1:8000", "m", max_retries=1, temperature=0.8)).max_tokens
+        4096
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        timeout_ms: float = 120_000,
-        max_retries: int = 1,
-        failures_shown: int = 3,
-        requests: int = 2,
-        temperature: float = 0.8,
-        max_tokens: int = 4096,
-        extra_body: Mapping[str, Any] | None = None,
-    ):
-        self.base_url, self.model = base_url, model
-        self.timeout_ms, self.max_retries = timeout_ms, max_retries
+    def __init__(self, endpoint: Endpoint, *, failures_shown: int = 3, requests: int = 2):
+        if not endpoint.configured:
+            raise ValueError("the task writer needs an endpoint: give writer_base_url and writer_model")
+        self.endpoint = endpoint
         self.failures_shown, self.requests = failures_shown, requests
-        self.temperature, self.max_tokens = temperature, max_tokens
-        self.extra_body = dict(extra_body or {})
+        self.max_tokens = endpoint.max_tokens or 4096
 
     def write(self, failures: Sequence[Mapping[str, Any]], n: int, *, phase: int, seed: int = 0) -> WriterResult:
         """About ``n`` candidates written from ``failures`` (split over the requests), checked against the schema."""
         return asyncio.run(self._write(list(failures), n, phase=phase, seed=seed))
 
     async def _write(self, failures: list, n: int, *, phase: int, seed: int) -> WriterResult:
-        from vcoder.chat import ChatClient, ChatError, ServerUnreachable
+        from vcoder.chat import ChatError, ServerUnreachable, connect
         from vcoder.pipelines.curriculum.filters import normalise_candidate
 
         result = WriterResult()
         if not failures or n <= 0:
             return result
         per_request = max(1, -(-n // self.requests))
-        client = ChatClient(
-            self.base_url,
-            self.model,
-            timeout_ms=self.timeout_ms,
-            max_retries=self.max_retries,
-            backoff_ms=200,
-            extra_body=self.extra_body,
-        )
+        client = connect(self.endpoint, backoff_ms=200)
         reached = False
         try:
             for r in range(self.requests):
@@ -190,7 +172,7 @@ class TaskWriter:
                 try:
                     reply = await client.chat(
                         writing_prompt(shown, per_request),
-                        temperature=self.temperature,
+                        temperature=self.endpoint.temperature,
                         max_tokens=self.max_tokens,
                         seed=seed + r,
                     )
@@ -220,5 +202,5 @@ class TaskWriter:
             await client.aclose()
         result.unreachable = not reached
         if result.no_reply:
-            logger.warning("task writer at %s gave no reply: %s", self.base_url, result.errors[-1:])
+            logger.warning("task writer at %s gave no reply: %s", self.endpoint.base_url, result.errors[-1:])
         return result

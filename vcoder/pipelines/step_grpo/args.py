@@ -291,13 +291,13 @@ class StepGRPOScriptArguments:
             feedback_images=self.feedback_images,
             system_prompt=self.system_prompt,
             feedback_image_side=self.feedback_image_side,
-            width=self.render_width,
-            height=self.render_height,
+            render_width=self.render_width,
+            render_height=self.render_height,
             render_timeout_ms=self.render_timeout_ms,
             settle_timeout_ms=self.settle_timeout_ms,
             gui_step_limit=self.gui_step_limit,
             gui_deadline_ms=self.gui_deadline_ms,
-            action_timeout_ms=self.gui_action_timeout_ms,
+            gui_action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
         )
 
