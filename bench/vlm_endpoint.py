@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from PIL import Image
 
-from vcoder.chat import ChatClient, user_message
+from vcoder.chat import Endpoint, connect, user_message
 
 
 def _png(i: int, size=(1280, 720)) -> bytes:
@@ -62,7 +62,7 @@ def _fixed_server() -> ThreadingHTTPServer:
 
 
 async def main(args) -> dict:
-    client = ChatClient(args.base_url, args.model, timeout_ms=600_000, max_concurrency=args.concurrency)
+    client = connect(Endpoint(args.base_url, args.model, timeout_ms=600_000, max_concurrency=args.concurrency))
     await client.check(probe_chat=True)
     out = {"base_url": client.base_url, "model": args.model, "repeats": args.repeats, "max_tokens": args.max_tokens}
     cases = {

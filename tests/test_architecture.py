@@ -240,3 +240,49 @@ def test_the_structure_checks_see_what_they_were_written_for():
         ("vcoder.p.shared", 9, "vcoder.p.shared", "vcoder.p.loop"),
         ("vcoder.p.loop.args", 5, "vcoder.p.loop", "vcoder.p.shared"),
     ]
+
+
+# one way to make a thing: a chat client is made by vcoder.chat.connect(Endpoint) and nowhere else calls its class
+
+#: the folders whose Python is scanned for constructor calls (the package, its benches and experiments, the tests)
+SCANNED = ("vcoder", "bench", "experiments", "tests")
+
+
+def calls_of(names: set[str], source: str) -> list[tuple[str, int]]:
+    """``(name, line)`` of every call of one of ``names`` (``Name(...)`` or ``module.Name(...)``) in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in names:
+                found.append((name, node.lineno))
+    return found
+
+
+def calls_outside(names: set[str], homes: tuple[str, ...], folders: tuple[str, ...] = SCANNED) -> list[str]:
+    """``path:line name`` of every call of ``names`` in a file of ``folders`` outside the ``homes`` (paths or
+    folders relative to the repository)."""
+    found = []
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if any(relative == home or relative.startswith(home.rstrip("/") + "/") for home in homes):
+                continue
+            for name, line in calls_of(names, path.read_text(encoding="utf-8")):
+                found.append(f"{relative}:{line} {name}(")
+    return found
+
+
+def test_a_chat_client_is_made_one_way():
+    # tests/chat/test_client.py checks the retired loose form still works, with its deprecation warning
+    outside = calls_outside({"ChatClient"}, ("vcoder/chat", "tests/chat/test_client.py"))
+    assert not outside, (
+        f"ChatClient(...) called outside vcoder.chat: {outside}; make the client with "
+        "vcoder.chat.connect(Endpoint(base_url, model, ...)) (a recipe's endpoint: vcoder.names.from_flat)"
+    )
+
+
+def test_the_call_scanner_sees_both_spellings():
+    source = "import x\nc = ChatClient('u', 'm')\nd = chat.ChatClient(e)\nconnect(Endpoint('u', 'm'))\n"
+    assert calls_of({"ChatClient"}, source) == [("ChatClient", 2), ("ChatClient", 3)]

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from tests.servers import start_vcoder_serve, stop_server
-from vcoder.chat import ChatClient, RequestFailed, UnknownModel
+from vcoder.chat import Endpoint, RequestFailed, UnknownModel, connect
 
 MESSAGES = [
     {"role": "system", "content": "You are a web browsing agent."},
@@ -63,7 +63,7 @@ def oracle(model_dir, messages, *, max_new_tokens):
 
 
 async def ask(server, **options):
-    async with ChatClient(server.base_url, server.model, max_retries=0, timeout_ms=60_000) as client:
+    async with connect(Endpoint(server.base_url, server.model, max_retries=0, timeout_ms=60_000)) as client:
         return await client.chat(MESSAGES, **options)
 
 
@@ -71,7 +71,7 @@ async def ask(server, **options):
 @pytest.mark.timeout(240)
 def test_vcoder_serve_answers_like_generate_on_the_chat_template(served, tiny_lm):
     async def models():
-        async with ChatClient(served.base_url, served.model, max_retries=0) as client:
+        async with connect(Endpoint(served.base_url, served.model, max_retries=0)) as client:
             return await client.list_models()
 
     assert asyncio.run(models()) == ["tiny-agent"]
@@ -99,11 +99,11 @@ def test_max_tokens_and_temperature_are_honoured(served):
 @pytest.mark.timeout(240)
 def test_bad_requests_are_refused_with_a_reason(served):
     with pytest.raises(UnknownModel, match="tiny-agent"):
-        asyncio.run(ChatClient(served.base_url, "other", max_retries=0).chat(MESSAGES))
+        asyncio.run(connect(Endpoint(served.base_url, "other", max_retries=0)).chat(MESSAGES))
     image = [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]
 
     async def bad(**payload):
-        async with ChatClient(served.base_url, served.model, max_retries=0) as client:
+        async with connect(Endpoint(served.base_url, served.model, max_retries=0)) as client:
             return await client.chat(payload.pop("messages", MESSAGES), **payload)
 
     with pytest.raises(RequestFailed, match="text model"):

@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from tests.servers import ScriptedServer
-from vcoder.chat import ChatClient, RequestFailed, WatchedClient
+from vcoder.chat import Endpoint, RequestFailed, WatchedClient, connect
 
 
 def test_answers_pass_through_and_failures_are_recorded_before_they_propagate():
     async def run(server):
-        watched = WatchedClient(ChatClient(server.base_url, "scripted", max_retries=0))
+        watched = WatchedClient(connect(Endpoint(server.base_url, "scripted", max_retries=0)))
         try:
             reply = await watched.chat([{"role": "user", "content": "hi"}], max_tokens=4)
             assert reply.text == "ok" and watched.failures == ()
@@ -29,7 +29,7 @@ def test_answers_pass_through_and_failures_are_recorded_before_they_propagate():
 
 def test_a_request_cut_off_by_a_deadline_is_recorded_and_a_shared_client_stays_open():
     async def run(server):
-        shared = ChatClient(server.base_url, "scripted", max_retries=0)
+        shared = connect(Endpoint(server.base_url, "scripted", max_retries=0))
         watched = WatchedClient(shared, owned=False)
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(watched.chat([{"role": "user", "content": "hi"}]), 0.2)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.eval.loop_servers import Models, site
 from tests.inprocess import vcoder
-from vcoder.chat import ChatClient
+from vcoder.chat import Endpoint, connect
 from vcoder.eval.webgen_agent_loop import Node, choose_best, error_run, run_agent_loop
 from vcoder.gui.judge import ScreenshotJudge
 from vcoder.rendering import get_default_pool
@@ -27,7 +27,7 @@ OPTIONS = EpisodeOptions(render_width=320, render_height=240, gui_weight=0.0, se
 def loop(tmp_path, replies, **kwargs):
     with Models(replies) as server:
         grader = SiteGrader(pool=get_default_pool(), judge=ScreenshotJudge(server.base_url, "scripted"))
-        client = ChatClient(server.base_url, "scripted")
+        client = connect(Endpoint(server.base_url, "scripted"))
         task = {"id": "t", "instruction": "A page."}
         ran = run_agent_loop(task, client, grader=grader, options=OPTIONS, out_dir=tmp_path / "ep", **kwargs)
         result, trace = asyncio.run(ran)

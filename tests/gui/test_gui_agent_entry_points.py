@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vcoder.chat import ChatClient, WatchedClient
+from vcoder.chat import ChatClient, Endpoint, WatchedClient, connect
 from vcoder.gui.vlm_policy import GUI_AGENT_DEFAULTS, VLMPolicy, gui_endpoint
 
 URL, MODEL = "http://127.0.0.1:9", "vlm"
@@ -55,7 +55,7 @@ def _webgen(**flat) -> VLMPolicy:
     from vcoder.eval.webgen_task import TaskRunner
 
     config = WebGenConfig(base_url=URL, model="builder", **flat)
-    builder = ChatClient(URL, "builder")
+    builder = connect(Endpoint(URL, "builder"))
     return TaskRunner(config=config, out=Path("unused"), pool=None, builder=builder)._agent("vcoder")
 
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.sites.bolt_servers import BoltModelServer
-from vcoder.chat import ChatClient
+from vcoder.chat import Endpoint, connect
 from vcoder.gui.judge import ScreenshotJudge
 from vcoder.gui.vlm_policy import VLMPolicy
 from vcoder.rendering import get_default_pool
@@ -115,7 +115,7 @@ def test_bolt_episode_in_process_and_the_served_site(bolt_sandbox, tmp_path):
         agent = VLMPolicy(server.base_url, "scripted")
         grader = SiteGrader(pool=get_default_pool(), judge=judge, gui_agent=agent)
         options = EpisodeOptions(turn_format="bolt", max_turns=3, render_width=1024, render_height=768)
-        client = ChatClient(server.base_url, "scripted")
+        client = connect(Endpoint(server.base_url, "scripted"))
         result = asyncio.run(run_site_episode(task, client, grader=grader, options=options, out_dir=tmp_path / "ep"))
     assert [s.reward for s in result.steps] == [0.0, pytest.approx(9.0), pytest.approx(9.0)], result.steps[1].cases
     broken, fixed, done = result.steps

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from tests.servers import ScriptedServer, dead_port
-from vcoder.chat import ChatClient
+from vcoder.chat import Endpoint, connect
 from vcoder.data.interactive import make_page
 from vcoder.gui.judge import ScreenshotJudge
 from vcoder.rendering import get_default_pool
@@ -48,7 +48,7 @@ def test_broken_then_fixed_then_finish_raises_the_gui_score(tmp_path):
     with ScriptedServer(replies) as agent, ScriptedServer("Clean layout.\nScore: 4") as judge_server:
         judge = ScreenshotJudge(judge_server.base_url, "scripted")
         grader = SiteGrader(pool=get_default_pool(), judge=judge)
-        result = run(TASK, ChatClient(agent.base_url, "scripted"), tmp_path, grader=grader)
+        result = run(TASK, connect(Endpoint(agent.base_url, "scripted")), tmp_path, grader=grader)
     # the broken counter: every case NO (the count it still shows after Reset is its start, shown before any click,
     # which earns nothing: issue 34; it was PARTIAL, 0.125 in all)
     assert [s.gui for s in result.steps] == [0.0, 1.0, 1.0]
@@ -116,7 +116,7 @@ def test_a_malformed_turn_scores_minus_one_says_why_and_writes_nothing_outside(t
     hostile = '<file path="../../escape.html">pwned</file>\n<file path="index.html">also not applied</file>'
     replies = [file_reply(FIXED["html"]), hostile, "<finish/>"]
     with ScriptedServer(replies) as agent:
-        result = run(TASK, ChatClient(agent.base_url, "scripted"), tmp_path)
+        result = run(TASK, connect(Endpoint(agent.base_url, "scripted")), tmp_path)
     first, bad, last = result.steps
     assert bad.malformed and bad.reward == -1.0 and bad.malformed_kind == "bad_path" and "'..'" in bad.error
     assert bad.files == () and bad.screenshot is None and bad.gui is None
@@ -140,7 +140,9 @@ def test_a_malformed_turn_scores_minus_one_says_why_and_writes_nothing_outside(t
 def test_every_turn_malformed_and_the_budget_runs_out(tmp_path):
     replies = ["I will write it.", "```css\nbody{}\n```"]
     with ScriptedServer(replies) as agent:
-        result = run(TASK, ChatClient(agent.base_url, "scripted"), tmp_path, options=EpisodeOptions(max_turns=2))
+        result = run(
+            TASK, connect(Endpoint(agent.base_url, "scripted")), tmp_path, options=EpisodeOptions(max_turns=2)
+        )
     assert [s.malformed_kind for s in result.steps] == ["no_action", "no_action"]
     assert not result.finished and result.final_reward == -1.0 and result.files == {}
     assert result.messages[-1]["role"] == "assistant" and agent.chat_hits == 2
@@ -183,7 +185,7 @@ def test_vlm_policy_gets_the_screenshot_in_a_user_turn(tmp_path):
     replies = [file_reply(FIXED["html"]), "<finish/>"]
     options = EpisodeOptions(render_width=640, render_height=400, feedback_images=True, feedback_image_side=320)
     with ScriptedServer(replies) as agent:
-        result = run(TASK, ChatClient(agent.base_url, "scripted"), tmp_path, options=options)
+        result = run(TASK, connect(Endpoint(agent.base_url, "scripted")), tmp_path, options=options)
     feedback = agent.bodies[1]["messages"][3]
     assert feedback["role"] == "user" and feedback["content"][0]["type"] == "image_url"
     assert (
@@ -193,7 +195,7 @@ def test_vlm_policy_gets_the_screenshot_in_a_user_turn(tmp_path):
 
 
 def test_a_policy_that_fails_ends_the_episode_with_an_error(tmp_path):
-    client = ChatClient(f"http://127.0.0.1:{dead_port()}", "m", max_retries=0, timeout_ms=2000)
+    client = connect(Endpoint(f"http://127.0.0.1:{dead_port()}", "m", max_retries=0, timeout_ms=2000))
     result = run(TASK, client, tmp_path)
     assert result.steps == () and result.final_reward is None and not result.finished
     assert result.error.startswith("policy failed on turn 1: ServerUnreachable")

@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from tests.servers import ScriptedServer
-from vcoder.chat import ChatClient
+from vcoder.chat import Endpoint, connect
 from vcoder.gui.vlm_policy import VLMPolicy
 from vcoder.sites.gui_tests import (
     MAX_TRIES,
@@ -29,7 +29,7 @@ TAGGED = f'<boltAction type="gui_agent_test">{TEST}</boltAction>'
 
 
 def writer(server, **kwargs) -> GuiTestWriter:
-    return GuiTestWriter(ChatClient(server.base_url, "scripted", max_retries=0), **kwargs)
+    return GuiTestWriter(connect(Endpoint(server.base_url, "scripted", max_retries=0)), **kwargs)
 
 
 def test_extract_reads_the_seed_tag_only():

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from tests.servers import ChatServer
-from vcoder.chat import ChatClient
+from vcoder.chat import Endpoint, connect
 from vcoder.sites.episode import run_site_episode
 from vcoder.sites.records import EpisodeOptions
 from vcoder.sites.seed_episode import SeedServices, run_seed_episode
@@ -214,7 +214,7 @@ async def gui_agent(execution, instruction):
 
 
 def run(policy, vlm, **kw):
-    services = SeedServices(SeedJudge(ChatClient(vlm.base_url, "vlm")), execute=execute, gui_agent=gui_agent)
+    services = SeedServices(SeedJudge(connect(Endpoint(vlm.base_url, "vlm"))), execute=execute, gui_agent=gui_agent)
     options = EpisodeOptions(turn_format="bolt", agent_format="webgen_agent", max_turns=kw.pop("max_turns", 5))
     task = {"instruction": "A counter page with a red button.", "id": "t1"}
     return asyncio.run(run_site_episode(task, policy, grader=services, options=options, **kw))
@@ -252,7 +252,7 @@ def test_malformed_turns_in_an_episode():
 def test_validated_first_turn_and_no_gui_agent():
     policy, _ = canned(VALIDATED, FINISH)
     with SeedVLM() as vlm:
-        services = SeedServices(SeedJudge(ChatClient(vlm.base_url, "vlm")), execute=execute)
+        services = SeedServices(SeedJudge(connect(Endpoint(vlm.base_url, "vlm"))), execute=execute)
         options = EpisodeOptions(turn_format="bolt", agent_format="webgen_agent")
         result = asyncio.run(run_seed_episode({"instruction": "A page"}, policy, services, options=options))
     assert [s.reward for s in result.steps] == [0, None]

@@ -5,8 +5,11 @@ the first choice, and turns a wrong model name into an ``UnknownModel`` error th
 HTTP side (bounded concurrency, retries with backoff, errors that say what to do) is
 :class:`vcoder.chat.transport.Transport`.
 
+A client is made from an ``Endpoint`` by :func:`vcoder.chat.connect`, the one way (``tests/test_architecture.py``
+fails on a ``ChatClient(...)`` call outside ``vcoder.chat``).
+
 Example:
-    >>> client = ChatClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-3B-Instruct")  # doctest: +SKIP
+    >>> client = connect(Endpoint("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-3B-Instruct"))  # doctest: +SKIP
     >>> reply = await client.chat([user_message("Describe this page.", images=[png_bytes])])  # doctest: +SKIP
     >>> reply.text  # doctest: +SKIP
 """
@@ -15,9 +18,11 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcoder.chat.endpoint import Endpoint
 from vcoder.chat.errors import BadResponse, ChatError, RequestFailed, UnknownModel
 from vcoder.chat.messages import normalize_base_url
 from vcoder.chat.transport import Transport
@@ -45,46 +50,43 @@ class ChatResponse:
 
 
 class ChatClient:
-    """Async client for one model on one OpenAI-compatible server.
+    """Async client for one model on one OpenAI-compatible server; made by :func:`vcoder.chat.connect`.
 
     Args:
-        base_url: server URL, with or without ``/v1`` (e.g. ``http://127.0.0.1:8000``).
-        model: the model name the server knows (``vllm serve`` uses the path or hub id it was started with).
+        endpoint: the server URL (with or without ``/v1``), the model name it serves (``vllm serve`` uses the path or
+            hub id it was started with), the per-request timeout (the connect timeout is at most 10 s of it), the
+            retries after the first attempt (connection errors, timeouts, 429 and 5xx), the requests in flight and
+            the ``extra_body`` merged into every chat request (vLLM's ``top_k``, ``transformers serve``'s
+            ``generation_config``; per-call keyword arguments win). Its ``max_tokens``/``temperature`` are per call.
         api_key: bearer token; defaults to ``$OPENAI_API_KEY`` (vLLM ignores it unless started with ``--api-key``).
-        timeout_ms: per-request timeout in ms (the connect timeout is at most 10 s of it).
-        max_retries: retries after the first attempt on connection errors, timeouts, 429 and 5xx.
         backoff_ms: base delay in ms; attempt ``k`` waits ``backoff_ms * 2**k`` times a jitter factor in [0.5, 1.5].
-        max_concurrency: at most this many requests in flight from this client.
-        extra_body: fields merged into every chat request (server-specific options such as vLLM's ``top_k`` or
-            ``transformers serve``'s ``generation_config``); per-call keyword arguments win.
+
+    The old form, ``ChatClient(base_url, model, timeout_ms=..., ...)``, still works, with a deprecation warning.
 
     Attributes:
+        endpoint: the ``Endpoint`` it talks to.
         transport: the HTTP side (``base_url``, timeouts, retries, connection pools).
     """
 
     def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        api_key: str | None = None,
-        timeout_ms: float = 120_000,
-        max_retries: int = 3,
-        backoff_ms: float = 1000,
-        max_concurrency: int = 8,
-        extra_body: dict[str, Any] | None = None,
+        self, endpoint: Endpoint, *old: Any, api_key: str | None = None, backoff_ms: float = 1000, **loose: Any
     ):
-        if not model:
-            raise ValueError("model must be a non-empty model name (see the server's /v1/models)")
-        self.model = model
-        self.extra_body = dict(extra_body or {})
+        if not isinstance(endpoint, Endpoint):
+            endpoint = _old_form(endpoint, *old, **loose)
+        elif old or loose:
+            raise TypeError(f"ChatClient(endpoint) takes no loose settings, got {sorted(loose) or old}")
+        if not endpoint.configured:
+            raise ValueError("this endpoint names no server; give base_url and model")
+        self.endpoint = endpoint
+        self.model = endpoint.model
+        self.extra_body = dict(endpoint.extra_body or {})
         self.transport = Transport(
-            normalize_base_url(base_url),
+            normalize_base_url(endpoint.base_url),
             api_key=api_key if api_key is not None else os.environ.get("OPENAI_API_KEY"),
-            timeout_ms=timeout_ms,
-            max_retries=max_retries,
+            timeout_ms=endpoint.timeout_ms,
+            max_retries=endpoint.max_retries,
             backoff_ms=backoff_ms,
-            max_concurrency=max_concurrency,
+            max_concurrency=endpoint.max_concurrency,
         )
 
     @property
@@ -210,3 +212,15 @@ class ChatClient:
             attempts=attempts,
             finish_reason=choice.get("finish_reason"),
         )
+
+
+def _old_form(base_url: Any, model: Any = None, **settings: Any) -> Endpoint:
+    """The ``Endpoint`` of the retired ``ChatClient(base_url, model, timeout_ms=..., ...)`` form, with a warning."""
+    warnings.warn(
+        "ChatClient(base_url, model, ...) is deprecated: use vcoder.chat.connect(Endpoint(base_url, model, ...))",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if not model:
+        raise ValueError("model must be a non-empty model name (see the server's /v1/models)")
+    return Endpoint(base_url, model, **settings)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vcoder.chat.client import ChatClient
+if TYPE_CHECKING:
+    from vcoder.chat.client import ChatClient
 
 __all__ = ["Endpoint", "connect"]
 
@@ -70,15 +71,8 @@ def connect(endpoint: Endpoint, *, api_key: str | None = None, backoff_ms: float
         api_key: bearer token; defaults to ``$OPENAI_API_KEY`` (vLLM ignores it unless started with ``--api-key``).
         backoff_ms: base delay between retries, ms (attempt ``k`` waits ``backoff_ms * 2**k`` times a jitter).
     """
+    from vcoder.chat.client import ChatClient
+
     if not endpoint.configured:
         raise ValueError("this endpoint names no server; give base_url and model")
-    return ChatClient(
-        endpoint.base_url,
-        endpoint.model,
-        api_key=api_key,
-        timeout_ms=endpoint.timeout_ms,
-        max_retries=endpoint.max_retries,
-        backoff_ms=backoff_ms,
-        max_concurrency=endpoint.max_concurrency,
-        extra_body=endpoint.extra_body,
-    )
+    return ChatClient(endpoint, api_key=api_key, backoff_ms=backoff_ms)

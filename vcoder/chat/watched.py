@@ -8,7 +8,7 @@ for a whole run.
 
 Example (inside a coroutine)::
 
-    watched = WatchedClient(ChatClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct"))
+    watched = WatchedClient(connect(Endpoint("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct")))
     policy = VLMPolicy(client=watched)
     ...
     watched.failures  # () when every request was answered

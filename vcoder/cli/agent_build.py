@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from vcoder.browse.policies import gui_agent_from_endpoint
-    from vcoder.chat import ChatClient, WatchedClient
+    from vcoder.chat import Endpoint, WatchedClient, connect
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.gui.vlm_policy import gui_endpoint
     from vcoder.rendering import BrowserPool
@@ -227,8 +227,8 @@ def run(args: argparse.Namespace) -> int:
 
     retries = args.max_retries
     try:
-        client = ChatClient(
-            args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body
+        client = connect(
+            Endpoint(args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body)
         )
         judge = ScreenshotJudge(*judge_at, max_retries=retries, extra_body=body) if judge_at else None
         agent = None

@@ -15,7 +15,7 @@ def _usage(message: str) -> int:
 
 def run_teacher(args) -> int:
     """Run the teacher path of ``vcoder data trajectories``; 0 when done, 2 on a usage error, 3 when none was kept."""
-    from vcoder.chat import ChatClient
+    from vcoder.chat import Endpoint, connect
     from vcoder.data.webgen_instruct import load_webgen_instruct
     from vcoder.eval.teacher_trajectories import TeacherFilter, teacher_trajectories, write_rows
     from vcoder.gui.judge import ScreenshotJudge
@@ -54,8 +54,8 @@ def run_teacher(args) -> int:
     )
 
     async def main():
-        teacher = ChatClient(
-            args.teacher_base_url, args.teacher_model, timeout_ms=args.teacher_timeout_ms, max_retries=2
+        teacher = connect(
+            Endpoint(args.teacher_base_url, args.teacher_model, timeout_ms=args.teacher_timeout_ms, max_retries=2)
         )
         judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms, max_retries=2)
         try:

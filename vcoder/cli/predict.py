@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
-    from vcoder.chat import ChatClient, ChatError
+    from vcoder.chat import ChatError, Endpoint, connect
     from vcoder.data.design2code import list_samples
     from vcoder.eval.predict import make_prompt, predict_testset
 
@@ -70,13 +70,15 @@ def run(args: argparse.Namespace) -> int:
         if Path(args.out).resolve() == Path(args.testset).resolve():
             return usage(f"--out {args.out!r} is the testset folder; give a separate predictions folder")
         prompt = make_prompt(args.prompt, config=args.config)
-        client = ChatClient(
-            args.base_url,
-            args.model,
+        client = connect(
+            Endpoint(
+                args.base_url,
+                args.model,
+                timeout_ms=args.timeout_ms,
+                max_retries=args.max_retries,
+                max_concurrency=args.max_concurrency,
+            ),
             api_key=args.api_key,
-            timeout_ms=args.timeout_ms,
-            max_retries=args.max_retries,
-            max_concurrency=args.max_concurrency,
         )
     except (FileNotFoundError, ValueError) as exc:
         return usage(str(exc))

@@ -61,10 +61,10 @@ def served_model(base_url: str, wanted: str) -> str:
     """``wanted`` if the server lists it (or lists nothing); else the one model it lists, if only one."""
     import asyncio
 
-    from vcoder.chat import ChatClient, ChatError
+    from vcoder.chat import ChatError, Endpoint, connect
 
     async def listed() -> list[str]:
-        client = ChatClient(base_url, wanted, max_retries=0)
+        client = connect(Endpoint(base_url, wanted, max_retries=0))
         try:
             return await client.list_models(retries=0)
         finally:

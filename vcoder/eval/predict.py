@@ -7,7 +7,7 @@ the sample). ``<id>.html`` is written last and atomically, so its presence means
 ``OUT/predictions.jsonl`` lists every sample's state after each run. The testset is only read.
 
 Example:
-    >>> summary = asyncio.run(predict_testset("testset", "preds", ChatClient(url, model)))  # doctest: +SKIP
+    >>> summary = asyncio.run(predict_testset("testset", "preds", connect(Endpoint(url, model))))  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -106,13 +106,15 @@ class VLMPolicy(Policy):
                     f"VLMPolicy needs base_url and model (got {base_url!r}, {model!r}); e.g. --base-url "
                     "http://127.0.0.1:8000 --model Qwen/Qwen2.5-VL-7B-Instruct"
                 )
-            client = ChatClient(
-                base_url,
-                model,
-                timeout_ms=timeout_ms,
-                max_retries=max_retries,
-                max_concurrency=max_concurrency,
-                extra_body=extra_body,
+            client = connect(
+                Endpoint(
+                    base_url,
+                    model,
+                    timeout_ms=timeout_ms,
+                    max_retries=max_retries,
+                    max_concurrency=max_concurrency,
+                    extra_body=extra_body,
+                )
             )
         self.client = client
         self.max_tokens = max_tokens

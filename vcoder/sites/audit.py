@@ -9,7 +9,7 @@ a GUI agent's failures are seen when its client is a :class:`~vcoder.chat.Watche
 
 Example (inside a coroutine)::
 
-    agent = VLMPolicy(client=WatchedClient(ChatClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct")))
+    agent = VLMPolicy(client=WatchedClient(connect(Endpoint("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct"))))
     grader = AuditedGrader(pool=pool, gui_agent=agent)
     grades = await grader.grade(files, site_dir, task, options)
     grader.problems   # () when every instrument did its part

@@ -17,7 +17,7 @@ verdict on a curriculum task without an evaluator); the step reward is then the 
 
 Example (inside a coroutine)::
 
-    client = ChatClient("http://127.0.0.1:8000", "Qwen/Qwen2.5-Coder-7B-Instruct")
+    client = connect(Endpoint("http://127.0.0.1:8000", "Qwen/Qwen2.5-Coder-7B-Instruct"))
     result = await run_site_episode({"instruction": "A counter page", "test_cases": cases}, client,
                                     grader=SiteGrader(pool=pool), out_dir="runs/ep1")
     result.to_dict()   # {"steps": [{"turn", "malformed", "files", "screenshot", "gui", "reward", "error"}], ...}

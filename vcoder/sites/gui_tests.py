@@ -17,7 +17,7 @@ agent then carries the test out on the site. vcoder follows that recipe with the
 
 Example (inside a coroutine)::
 
-    writer = GuiTestWriter(ChatClient("http://127.0.0.1:8002", "deepseek-v3"), cache_dir="runs/x/gui_tests")
+    writer = GuiTestWriter(connect(Endpoint("http://127.0.0.1:8002", "deepseek-v3")), cache_dir="runs/x/gui_tests")
     grader = WrittenTestGrader(writer, pool=pool, gui_agent=VLMPolicy("http://127.0.0.1:8001", "Qwen2.5-VL-32B"))
 """
 

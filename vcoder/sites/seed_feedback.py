@@ -11,7 +11,7 @@ failing stages, or declare ``screenshot_validated`` / ``finish``), the request, 
 
 Example (inside a coroutine)::
 
-    judge = SeedJudge(ChatClient("http://127.0.0.1:8001", "Qwen/Qwen2.5-VL-32B-Instruct"))
+    judge = SeedJudge(connect(Endpoint("http://127.0.0.1:8001", "Qwen/Qwen2.5-VL-32B-Instruct")))
     description, grade = await judge.describe(png), await judge.appearance(png)
 """
 

@@ -11,8 +11,8 @@ summary keeps each reply's first 300 characters.
 
 Example::
 
-    services = seed_services(ChatClient(url, "Qwen/Qwen2.5-VL-32B-Instruct"), pool=get_default_pool(),
-                             gui_agent=WebVoyagerPolicy(ChatClient(url, "Qwen/Qwen2.5-VL-32B-Instruct")),
+    services = seed_services(connect(Endpoint(url, "Qwen/Qwen2.5-VL-32B-Instruct")), pool=get_default_pool(),
+                             gui_agent=WebVoyagerPolicy(connect(Endpoint(url, "Qwen/Qwen2.5-VL-32B-Instruct"))),
                              options=EpisodeOptions(turn_format="bolt", agent_format="webgen_agent"))
 """
 

@@ -27,7 +27,7 @@ def test_a_seed_format_batch(tiny_model, tmp_path):  # noqa: F811
     import torch
 
     from tests.pipelines.step_grpo.scripted import ScriptedTurns
-    from vcoder.chat import ChatClient
+    from vcoder.chat import Endpoint, connect
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.recipes import parse_recipe
     from vcoder.rendering import get_default_pool
@@ -43,7 +43,7 @@ def test_a_seed_format_batch(tiny_model, tmp_path):  # noqa: F811
         script_args, training_args, model_args = parse_recipe(step_grpo.make_parser(), argv)
         assert script_args.turn_format == "bolt"
         grader = seed_services(
-            ChatClient(vlm.base_url, "vlm"), pool=get_default_pool(), options=script_args.episode_options()
+            connect(Endpoint(vlm.base_url, "vlm")), pool=get_default_pool(), options=script_args.episode_options()
         )
         trainer = step_grpo.build_trainer(script_args, training_args, model_args, grader=grader)
         trainer.model.train()
@@ -90,7 +90,7 @@ def test_screenshot_validated_runs_webvoyager_on_the_served_page(tmp_path):
     import asyncio
 
     from tests.sites.test_seed_format import FINISH, canned
-    from vcoder.chat import ChatClient
+    from vcoder.chat import Endpoint, connect
     from vcoder.gui.webvoyager import WebVoyagerPolicy
     from vcoder.rendering import get_default_pool
     from vcoder.sites.records import EpisodeOptions
@@ -100,9 +100,9 @@ def test_screenshot_validated_runs_webvoyager_on_the_served_page(tmp_path):
     policy, _ = canned(PAGE, VALIDATED, FINISH)
     options = EpisodeOptions(turn_format="bolt", agent_format="webgen_agent", gui_deadline_ms=60_000)
     with VoyagerVLM(appearance=4, gui_grade=3) as vlm:
-        agent = WebVoyagerPolicy(client=ChatClient(vlm.base_url, "vlm"))
+        agent = WebVoyagerPolicy(client=connect(Endpoint(vlm.base_url, "vlm")))
         services = seed_services(
-            ChatClient(vlm.base_url, "vlm"), pool=get_default_pool(), options=options, gui_agent=agent
+            connect(Endpoint(vlm.base_url, "vlm")), pool=get_default_pool(), options=options, gui_agent=agent
         )
         result = asyncio.run(
             run_seed_episode({"instruction": "A counter"}, policy, services, options=options, out_dir=tmp_path / "ep")

@@ -51,14 +51,15 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         return SiteGrader(
             pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log, orm_scorer=orm_scorer
         )
-    from vcoder.chat import ChatClient
+    from vcoder.chat import Endpoint, connect
+    from vcoder.names import from_flat
     from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
 
-    client = ChatClient(
-        args.test_writer_base_url or args.gui_base_url,
-        args.test_writer_model or args.gui_model,
-        timeout_ms=args.test_writer_timeout_ms,
+    # the test writer defaults to the GUI agent's server and model (its own request budget)
+    server = dict(
+        base_url=args.test_writer_base_url or args.gui_base_url, model=args.test_writer_model or args.gui_model
     )
+    client = connect(from_flat("test_writer", Endpoint, args, **server))
     cache = os.path.join(output_dir, "gui_tests") if output_dir else None
     return WrittenTestGrader(
         GuiTestWriter(client, cache_dir=cache),
@@ -73,8 +74,9 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
 def _seed_services(args: StepGRPOScriptArguments, pool: Any, gui_agent: Any) -> Any:
     """WebGen-Agent's loop on the sandbox and pool: ``judge_*`` is its VLM (every judging job, the GUI-test writer
     included, as in WebGen-RL), ``gui_*`` its GUI agent (``gui_policy``; WebGen-RL runs WebVoyager on the same VLM)."""
-    from vcoder.chat import ChatClient
+    from vcoder.chat import Endpoint, connect
+    from vcoder.names import from_flat
     from vcoder.sites.seed_services import seed_services
 
-    vlm = ChatClient(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
+    vlm = connect(from_flat("judge", Endpoint, args))
     return seed_services(vlm, pool=pool, options=args.episode_options(), gui_agent=gui_agent)
