@@ -286,3 +286,20 @@ def test_a_chat_client_is_made_one_way():
 def test_the_call_scanner_sees_both_spellings():
     source = "import x\nc = ChatClient('u', 'm')\nd = chat.ChatClient(e)\nconnect(Endpoint('u', 'm'))\n"
     assert calls_of({"ChatClient"}, source) == [("ChatClient", 2), ("ChatClient", 3)]
+
+
+def test_one_place_turns_gui_policy_into_an_agent():
+    # the package's entry points (gui_agent reward, Step-GRPO's grader, WebGen-Bench, vcoder agent) all call
+    # vcoder.browse.policies.make_agent; tests of the policy classes themselves may build them
+    outside = calls_outside({"VLMPolicy", "WebAgentCasePolicy"}, ("vcoder/browse/policies.py",), ("vcoder",))
+    assert not outside, (
+        f"a GUI test-case agent built outside vcoder.browse.policies.make_agent: {outside}; call "
+        "make_agent(gui_policy, endpoint, ...) instead"
+    )
+    callers = {
+        path.relative_to(ROOT).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if calls_of({"make_agent"}, path.read_text(encoding="utf-8"))
+    }
+    assert {"vcoder/rewards/gui.py", "vcoder/pipelines/step_grpo/grading.py", "vcoder/eval/webgen_task.py"} <= callers
+    assert {"vcoder/cli/agent.py", "vcoder/cli/agent_build.py"} <= callers

@@ -135,7 +135,7 @@ SPOKEN = {"task": "Click the button", "expected_result": "Its label changes to '
 def test_the_served_model_is_the_gui_agent_rewards_text_policy(served, pool):
     """The recipe's loop with the real tiny model: it is asked each step and, untrained, writes no verdict, so the
     case is NO and the page is judged (0.0, not None)."""
-    from vcoder.browse.policies import web_agent_from_endpoint
+    from vcoder.browse.policies import make_agent
     from vcoder.chat import Endpoint
     from vcoder.gui.runner import run_cases
     from vcoder.rewards.gui import make_gui_agent_reward
@@ -143,7 +143,7 @@ def test_the_served_model_is_the_gui_agent_rewards_text_policy(served, pool):
     limits = {"gui_step_limit": 2, "gui_max_tokens": 12, "gui_deadline_ms": 60_000, "gui_timeout_ms": 60_000}
     reward = make_gui_agent_reward(gui_base_url=served.base_url, gui_model=served.model, gui_policy="text", **limits)
     assert asyncio.run(reward([f"```html\n{PAGE}\n```"], test_cases=[[SPOKEN]])) == [0.0]
-    agent = web_agent_from_endpoint(Endpoint(served.base_url, served.model, max_tokens=12), step_budget=2)
+    agent = make_agent("text", Endpoint(served.base_url, served.model, max_tokens=12), step_budget=2)
     (result,), score = run_cases(PAGE, [SPOKEN], policy=agent, pool=pool, deadline_ms=60_000)
     assert (result.verdict.value, score) == ("NO", 0.0)
     assert result.error == "no verdict within 2 actions"

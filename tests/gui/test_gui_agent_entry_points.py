@@ -1,4 +1,4 @@
-"""Every entry point builds the GUI agent the same way (``gui_agent_from_endpoint``): the same flat ``gui_*`` settings
+"""Every entry point builds the GUI agent the same way (``make_agent``): the same flat ``gui_*`` settings
 give the same client settings in the gui_agent reward, Step-GRPO's grader, WebGen-Bench's task runner and ``vcoder
 agent test`` / ``agent build``. Real objects on a loopback URL; no request is sent."""
 

@@ -7,14 +7,14 @@ drawn on it (:func:`vcoder.browse.prompt.step_prompt`), the action space and par
 ``WebAgentCasePolicy`` is a :class:`vcoder.gui.policy.Policy`: a WebGen-Bench test case (``task`` +
 ``expected_result``) becomes the intent "carry this out, then answer YES / PARTIAL / NO", the agent plays it on the
 case's page with WebRL's observation and actions, and its ``exit`` message is the verdict (no ``exit`` within the
-budget, or no verdict in it: NO, as the VLM policy's missing verdict is). :func:`gui_agent_from_endpoint` builds the
-agent a recipe's ``gui_policy`` names (:mod:`vcoder.gui.agents`), the one way the ``gui_agent`` reward, Step-GRPO's
-grader, ``vcoder eval webgen-bench`` and ``vcoder agent test`` do.
+budget, or no verdict in it: NO, as the VLM policy's missing verdict is). :func:`make_agent` builds the agent a
+recipe's ``gui_policy`` names (:mod:`vcoder.gui.agents`), the one place that does, for the ``gui_agent`` reward,
+Step-GRPO's grader, ``vcoder eval webgen-bench`` and ``vcoder agent test`` / ``agent build``.
 
 Example (grading a page's cases with a served agent)::
 
     from vcoder.gui.runner import run_cases
-    policy = web_agent_from_endpoint(Endpoint("http://127.0.0.1:8000/v1", "web-agent"))
+    policy = make_agent("text", Endpoint("http://127.0.0.1:8000/v1", "web-agent"))
     results, _ = run_cases(html, cases, policy=policy)
 """
 
@@ -26,6 +26,7 @@ from typing import Any
 from vcoder.browse.episode import WebPolicy, play
 from vcoder.chat import Endpoint, connect
 from vcoder.gui.agents import check_gui_policy
+from vcoder.gui.limits import CaseLimits
 from vcoder.gui.policy import CaseResult, Policy, Verdict
 
 CASE_INTENT = (
@@ -105,60 +106,56 @@ class WebAgentCasePolicy(Policy):
             await close()
 
 
-def web_agent_from_endpoint(
-    endpoint: Endpoint,
-    *,
-    client: Any | None = None,
-    wrap: Callable[[Any], Any] | None = None,
-    step_budget: int = 15,
-    screenshots: bool = False,
-) -> WebAgentCasePolicy:
-    """The GUI test-case policy played by the web agent served at ``endpoint`` (its reply budget and temperature per
-    step), as :func:`vcoder.gui.vlm_policy.policy_from_endpoint` builds the VLM one.
-
-    Args:
-        endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint` builds it from
-            a recipe's ``gui_*`` fields).
-        client: a client already made from ``endpoint`` (e.g. a ``WatchedClient``, so a server failure is seen).
-        wrap: applied to a new client made now (e.g. ``WatchedClient``), when ``client`` is not given.
-        step_budget: WebRL actions per case (``Search`` is two of the GUI environment's actions).
-        screenshots: send the marked screenshot with each step's text (a VLM as the web agent).
-    """
-    if client is None and wrap is not None:
-        client = wrap(connect(endpoint))
-    return WebAgentCasePolicy(ChatPolicy(endpoint, client=client, screenshots=screenshots), step_budget=step_budget)
-
-
-def gui_agent_from_endpoint(
+def make_agent(
     gui_policy: str,
     endpoint: Endpoint,
     *,
     client: Any | None = None,
     wrap: Callable[[Any], Any] | None = None,
-    step_budget: int = 15,
+    step_budget: int = CaseLimits.step_limit,
 ) -> Policy:
     """The agent of natural-language test cases that ``gui_policy`` names (:data:`vcoder.gui.agents.GUI_POLICIES`),
-    served at ``endpoint``: the one way the ``gui_agent`` reward, Step-GRPO's grader, WebGen-Bench's task runner and
-    ``vcoder agent test`` build it.
+    served at ``endpoint`` (its reply budget and temperature per request): the one place that turns ``gui_policy``
+    into an agent, for the ``gui_agent`` reward, Step-GRPO's grader, WebGen-Bench's task runner and ``vcoder agent
+    test`` / ``agent build`` (``tests/test_architecture.py`` fails on an agent built anywhere else).
 
     Args:
         gui_policy: ``vlm`` (:class:`~vcoder.gui.vlm_policy.VLMPolicy`), ``text`` or ``text_screenshot`` (the web
-            agent, without or with the marked screenshot).
-        endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint`).
+            agent, :class:`WebAgentCasePolicy`, without or with the marked screenshot).
+        endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint` builds it from
+            a recipe's ``gui_*`` fields).
         client: a client already made from ``endpoint`` (a shared one, or one under watch).
-        wrap: applied to a new client (e.g. ``WatchedClient``, so a server failure is charged to its task).
-        step_budget: the web agent's actions per case (the recipe's ``gui_step_limit``; the VLM policy's limit is
-            the GUI environment's).
+        wrap: applied to a new client made now (e.g. ``WatchedClient``, so a server failure is charged to its task)
+            when ``client`` is not given.
+        step_budget: the web agent's WebRL actions per case (the recipe's ``gui_step_limit``; ``Search`` is two of
+            the GUI environment's actions); the VLM policy's limit is the GUI environment's.
+
+    Returns:
+        A :class:`vcoder.gui.policy.Policy` for ``run_cases``.
 
     Raises:
         ValueError: an unknown ``gui_policy`` (with the nearest choice).
+
+    Example:
+        >>> make_agent("text", Endpoint("http://127.0.0.1:9", "web-agent"), step_budget=4).step_budget
+        4
     """
-    from vcoder.gui.vlm_policy import policy_from_endpoint
+    from vcoder.gui.vlm_policy import VLMPolicy
 
     check_gui_policy(gui_policy)
+    if client is None and (wrap is not None or gui_policy == "vlm"):
+        client = connect(endpoint)  # the web agent's own ChatPolicy connects at its first request otherwise
+        if wrap is not None:
+            client = wrap(client)
     if gui_policy == "vlm":
-        return policy_from_endpoint(endpoint, client=client, wrap=wrap)
+        return VLMPolicy(client=client, max_tokens=endpoint.max_tokens, temperature=endpoint.temperature)
     screenshots = gui_policy == "text_screenshot"
-    return web_agent_from_endpoint(
-        endpoint, client=client, wrap=wrap, step_budget=step_budget, screenshots=screenshots
-    )
+    return WebAgentCasePolicy(ChatPolicy(endpoint, client=client, screenshots=screenshots), step_budget=step_budget)
+
+
+def gui_agent_from_endpoint(gui_policy: str, endpoint: Endpoint, **options: Any) -> Policy:
+    """Retired name of :func:`make_agent` (same arguments), with a deprecation warning."""
+    import warnings
+
+    warnings.warn("gui_agent_from_endpoint is now vcoder.browse.policies.make_agent", DeprecationWarning, stacklevel=2)
+    return make_agent(gui_policy, endpoint, **options)

@@ -98,14 +98,14 @@ def _make_policy(args):
     if not args.base_url or not args.model:
         return None, f"--policy {args.policy} needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
-        from vcoder.browse.policies import gui_agent_from_endpoint
+        from vcoder.browse.policies import make_agent
         from vcoder.gui.vlm_policy import gui_endpoint
     except ImportError as exc:
         return None, f"the {args.policy} policy is not available in this install ({exc}); use --policy scripted"
     # the request settings the rewards and the evaluations use (GUI_AGENT_DEFAULTS): only the server is a flag here
     try:
         endpoint = gui_endpoint(args, base_url=args.base_url, model=args.model)
-        return gui_agent_from_endpoint(args.policy, endpoint, step_budget=args.gui_step_limit), None
+        return make_agent(args.policy, endpoint, step_budget=args.gui_step_limit), None
     except ValueError as exc:  # a URL that is not http(s)://
         return None, str(exc)
 

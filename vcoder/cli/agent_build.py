@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         _note("appearance will not be judged: give --judge-base-url and --judge-model (a VLM)")
     import asyncio
 
-    from vcoder.browse.policies import gui_agent_from_endpoint
+    from vcoder.browse.policies import make_agent
     from vcoder.chat import Endpoint, WatchedClient, connect
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.gui.vlm_policy import gui_endpoint
@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         if gui_at:
             endpoint = gui_endpoint(args, max_retries=retries, extra_body=body)
             step_budget = options.gui_step_limit
-            agent = gui_agent_from_endpoint(args.gui_policy, endpoint, wrap=WatchedClient, step_budget=step_budget)
+            agent = make_agent(args.gui_policy, endpoint, wrap=WatchedClient, step_budget=step_budget)
     except ValueError as exc:  # a URL that is not http(s)://
         return _usage(str(exc))
     endpoints = {"--base-url": client}

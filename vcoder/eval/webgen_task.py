@@ -106,16 +106,14 @@ class TaskRunner:
     def _agent(self, protocol: str) -> Any:
         """The GUI agent of ``protocol``: vcoder's (the one ``gui_policy`` names, built as the ``gui_agent`` reward
         builds it), or WebGen-Bench's WebVoyager."""
-        from vcoder.browse.policies import gui_agent_from_endpoint
+        from vcoder.browse.policies import make_agent
 
         endpoint = self._gui_endpoint()
         config = self.config
         if protocol == "webgen-bench":
             client = WatchedClient(connect(endpoint))
             return WebVoyagerPolicy(client=client, max_iterations=config.gui_step_limit)
-        return gui_agent_from_endpoint(
-            config.gui_policy, endpoint, wrap=WatchedClient, step_budget=config.gui_step_limit
-        )
+        return make_agent(config.gui_policy, endpoint, wrap=WatchedClient, step_budget=config.gui_step_limit)
 
     async def _build_and_test(self, task: SiteTask, folder: Path, instruments: _Instruments) -> dict[str, Any]:
         log = self.config.verdict_log

@@ -2,7 +2,7 @@
 declared once (its name, choices, default and help) for every recipe that carries it: the ``gui_agent`` reward's
 ``RewardSettings``, Step-GRPO's script arguments, WebGen-Bench's ``WebGenConfig`` and ``vcoder agent test``'s
 ``--policy``. One function builds the agent it names for all of them
-(:func:`vcoder.browse.policies.gui_agent_from_endpoint`).
+(:func:`vcoder.browse.policies.make_agent`).
 
 - ``vlm`` (default): a prompted VLM reads marked screenshots and answers JSON actions
   (:class:`~vcoder.gui.vlm_policy.VLMPolicy`, WebGen-Bench's kind of agent).

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from vcoder.chat import ChatClient, ChatError, user_message
@@ -67,7 +66,8 @@ _SCROLL_UP_PX = "-600"
 class VLMPolicy(Policy):
     """Carry out natural-language test cases with a VLM behind an OpenAI-compatible endpoint.
 
-    Entry points build it from an ``Endpoint`` with :func:`policy_from_endpoint` (defaults: :data:`GUI_AGENT_DEFAULTS`).
+    Entry points build it from an ``Endpoint`` with :func:`vcoder.browse.policies.make_agent` (``gui_policy: vlm``;
+    defaults: :data:`GUI_AGENT_DEFAULTS`).
 
     Args:
         base_url: server URL (vLLM, ``trl vllm-serve``, ``transformers serve``).
@@ -265,21 +265,3 @@ def gui_endpoint(source: Any, **overrides: Any) -> Endpoint:
     defaults = {f.name: getattr(GUI_AGENT_DEFAULTS, f.name) for f in dataclasses.fields(Endpoint)}
     unset = {name: value for name, value in defaults.items() if name not in declared}
     return from_flat("gui", Endpoint, source, **{**unset, **overrides})
-
-
-def policy_from_endpoint(
-    endpoint: Endpoint, *, client: Any | None = None, wrap: Callable[[ChatClient], Any] | None = None
-) -> VLMPolicy:
-    """The VLM GUI agent of ``endpoint`` (its client settings, reply budget and temperature), the one way every entry
-    point builds it.
-
-    Args:
-        endpoint: the agent's server and request settings (:func:`gui_endpoint` builds it from a recipe).
-        client: a client already made from ``endpoint`` (a shared one, or one under watch) instead of a new one.
-        wrap: applied to the new client (e.g. ``WatchedClient``, so a server failure is charged to its task).
-    """
-    if client is None:
-        client = connect(endpoint)
-        if wrap is not None:
-            client = wrap(client)
-    return VLMPolicy(client=client, max_tokens=endpoint.max_tokens, temperature=endpoint.temperature)

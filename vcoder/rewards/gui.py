@@ -6,10 +6,10 @@ the hermetic pool once per test case (fresh page per case). Structured cases (wi
 :class:`~vcoder.gui.scripted.ScriptedPolicy`; natural-language cases by the agent served at ``gui_base_url`` /
 ``gui_model`` when one is configured, else they are not graded: ``gui_policy: vlm`` (default) is the prompted VLM
 over marked screenshots (:class:`~vcoder.gui.vlm_policy.VLMPolicy`), ``gui_policy: text`` the web agent in WebRL's
-text setting (:func:`vcoder.browse.policies.web_agent_from_endpoint`: the page's interactive elements as text with
+text setting (:class:`vcoder.browse.policies.WebAgentCasePolicy`: the page's interactive elements as text with
 ids, WebRL's actions, its ``exit`` message read as YES / PARTIAL / NO; no verdict within ``gui_step_limit``
 actions -> NO), ``gui_policy: text_screenshot`` the same with the marked screenshot beside the text (a VLM); the
-agent is built by :func:`vcoder.browse.policies.gui_agent_from_endpoint`, as in Step-GRPO's grader and WebGen-Bench.
+agent is built by :func:`vcoder.browse.policies.make_agent`, as in Step-GRPO's grader and WebGen-Bench.
 The reward is the mean verdict over the graded cases.
 
 Semantics: score in [0, 1]; no HTML in the completion -> 0.0; a page that fails to load -> every case NO -> 0.0;
@@ -144,14 +144,12 @@ def _chat_client(endpoint):
 def _agent(settings: RewardSettings):
     """The agent of the natural-language cases (``gui_policy``'s) and its client: a fresh watch over the shared client
     of the ``gui_*`` endpoint (this page's endpoint failures, and no other page's)."""
-    from vcoder.browse.policies import gui_agent_from_endpoint
+    from vcoder.browse.policies import make_agent
     from vcoder.chat import WatchedClient
 
     endpoint = settings.gui_endpoint()
     watched = WatchedClient(_chat_client(endpoint), owned=False)
-    policy = gui_agent_from_endpoint(
-        settings.gui_policy, endpoint, client=watched, step_budget=settings.gui_step_limit
-    )
+    policy = make_agent(settings.gui_policy, endpoint, client=watched, step_budget=settings.gui_step_limit)
     return policy, watched
 
 

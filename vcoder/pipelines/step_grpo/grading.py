@@ -28,7 +28,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         A ``vcoder.sites.grading.SiteGrader`` (or its ``WrittenTestGrader`` subclass); for
         ``agent_format=webgen_agent`` the ``SeedServices`` of WebGen-Agent's loop (judge_* is its VLM).
     """
-    from vcoder.browse.policies import gui_agent_from_endpoint
+    from vcoder.browse.policies import make_agent
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.gui.vlm_policy import gui_endpoint
     from vcoder.rendering import get_default_pool
@@ -38,7 +38,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
     if args.judge_base_url:
         judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
     if args.gui_base_url:
-        gui_agent = gui_agent_from_endpoint(args.gui_policy, gui_endpoint(args), step_budget=args.gui_step_limit)
+        gui_agent = make_agent(args.gui_policy, gui_endpoint(args), step_budget=args.gui_step_limit)
     orm_scorer = None
     if args.orm_weight > 0:
         from vcoder.rewards.orm import orm_site_scorer
