@@ -8,8 +8,8 @@ The other side, a small OpenAI-compatible server of a local causal LM (``vcoder 
 it loads models through ``vcoder.models.loading``.
 """
 
-from vcoder.chat.client import ChatClient, ChatResponse
-from vcoder.chat.endpoint import Endpoint, connect
+from vcoder.chat.client import ChatClient, ChatResponse, connect
+from vcoder.chat.endpoint import Endpoint
 from vcoder.chat.errors import BadResponse, ChatError, RequestFailed, ServerUnreachable, UnknownModel
 from vcoder.chat.messages import image_data_url, normalize_base_url, user_message
 from vcoder.chat.watched import WatchedClient

@@ -214,6 +214,19 @@ class ChatClient:
         )
 
 
+def connect(endpoint: Endpoint, *, api_key: str | None = None, backoff_ms: float = 1000) -> ChatClient:
+    """The ``ChatClient`` of a configured endpoint (``max_tokens``/``temperature`` are per call: the caller's).
+
+    Args:
+        endpoint: the server, the model and the request settings.
+        api_key: bearer token; defaults to ``$OPENAI_API_KEY`` (vLLM ignores it unless started with ``--api-key``).
+        backoff_ms: base delay between retries, ms (attempt ``k`` waits ``backoff_ms * 2**k`` times a jitter).
+    """
+    if not endpoint.configured:
+        raise ValueError("this endpoint names no server; give base_url and model")
+    return ChatClient(endpoint, api_key=api_key, backoff_ms=backoff_ms)
+
+
 def _old_form(base_url: Any, model: Any = None, **settings: Any) -> Endpoint:
     """The ``Endpoint`` of the retired ``ChatClient(base_url, model, timeout_ms=..., ...)`` form, with a warning."""
     warnings.warn(

@@ -1,5 +1,6 @@
 """A served model's endpoint, declared once: every client of an OpenAI-compatible server (the judge, the VLM policy,
-the task writer, the prediction runner) is described by one ``Endpoint`` and built from it by ``connect``.
+the task writer, the prediction runner) is described by one ``Endpoint`` and made from it by
+:func:`vcoder.chat.client.connect`.
 
 Recipes and CLIs carry an endpoint flat under one prefix (``judge_base_url``, ``judge_timeout_ms``, ...; see
 :func:`vcoder.names.flat_fields`).
@@ -9,12 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from vcoder.chat.client import ChatClient
-
-__all__ = ["Endpoint", "connect"]
+__all__ = ["Endpoint"]
 
 
 def _help(text: str) -> dict[str, str]:
@@ -61,18 +59,3 @@ class Endpoint:
     def replace(self, **changes: Any) -> Endpoint:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
-
-
-def connect(endpoint: Endpoint, *, api_key: str | None = None, backoff_ms: float = 1000) -> ChatClient:
-    """The ``ChatClient`` of a configured endpoint (``max_tokens``/``temperature`` are per call: the caller's).
-
-    Args:
-        endpoint: the server, the model and the request settings.
-        api_key: bearer token; defaults to ``$OPENAI_API_KEY`` (vLLM ignores it unless started with ``--api-key``).
-        backoff_ms: base delay between retries, ms (attempt ``k`` waits ``backoff_ms * 2**k`` times a jitter).
-    """
-    from vcoder.chat.client import ChatClient
-
-    if not endpoint.configured:
-        raise ValueError("this endpoint names no server; give base_url and model")
-    return ChatClient(endpoint, api_key=api_key, backoff_ms=backoff_ms)

@@ -21,8 +21,7 @@ import os
 from collections import OrderedDict
 from typing import Any
 
-from vcoder.chat import ChatError, user_message
-from vcoder.chat.endpoint import Endpoint, connect
+from vcoder.chat import ChatError, Endpoint, connect, user_message
 from vcoder.gui.vlm_parse import parse_score
 from vcoder.images import to_png
 

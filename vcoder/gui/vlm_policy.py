@@ -21,8 +21,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from vcoder.chat import ChatClient, ChatError, user_message
-from vcoder.chat.endpoint import Endpoint, connect
+from vcoder.chat import ChatClient, ChatError, Endpoint, connect, user_message
 from vcoder.gui.env import Action, GuiEnv, Observation, PageHung, draw_marks
 from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict
 from vcoder.gui.vlm_parse import ParsedAction, parse_action
