@@ -53,7 +53,7 @@ def target_dir(value: str | None) -> Path | None:
 
 
 def versions() -> dict[str, str | None]:
-    """vcoder's git commit (``+dirty`` with uncommitted changes) and the versions of Python, torch, transformers, trl."""
+    """vcoder's git commit (``+dirty`` with uncommitted changes to the code or recipes) and the versions of Python, torch, transformers, trl."""
     from importlib.metadata import PackageNotFoundError, version
 
     root = Path(__file__).resolve().parents[2]
@@ -62,7 +62,11 @@ def versions() -> dict[str, str | None]:
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
         )
         dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True, timeout=10
+            # the code and recipes that ran; the result files a run writes (experiments/) do not make it dirty
+            ["git", "-C", str(root), "status", "--porcelain", "--", "vcoder", "configs", "scripts", "pyproject.toml"],
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
         sha = commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") if commit.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
