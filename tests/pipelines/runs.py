@@ -26,3 +26,20 @@ def read_state(path) -> dict:
     """A run's ``trainer_state.json``."""
     with open(path) as handle:
         return json.load(handle)
+
+
+def same_weights(a, b) -> bool:
+    """Whether two saved model folders hold identical tensors (the lr-0 controls' check)."""
+    from pathlib import Path
+
+    import torch
+    from safetensors.torch import load_file
+
+    def tensors(folder) -> dict:
+        out = {}
+        for path in sorted(Path(folder).glob("*.safetensors")):
+            out.update(load_file(str(path)))
+        return out
+
+    left, right = tensors(a), tensors(b)
+    return bool(left) and left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)
