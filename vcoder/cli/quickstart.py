@@ -48,16 +48,45 @@ def add_parser(subparsers, name: str) -> None:
         choices=["test", "validation"],
         help="the split scored: test (the reported figures) or validation (pilots, sweeps and recipe choices read it)",
     )
+    parser.add_argument(
+        "--grpo-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a key of the GRPO stage's recipe (repeatable; VALUE read as YAML), e.g. "
+        "--grpo-set multi_objective_aggregation=normalize_then_sum (GDPO: each reward normalised in its group)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary JSON instead of the table")
     parser.set_defaults(func=run)
+
+
+def parse_sets(items: list[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` -> ``{key: value}``, each value read as YAML (``2`` is an int, ``a,b`` a string).
+
+    Example:
+        >>> parse_sets(["multi_objective_aggregation=normalize_then_sum", "max_steps=2"])
+        {'multi_objective_aggregation': 'normalize_then_sum', 'max_steps': 2}
+    """
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(
+                f"--grpo-set {item!r}: write KEY=VALUE, e.g. multi_objective_aggregation=normalize_then_sum"
+            )
+        out[key.strip()] = yaml.safe_load(value)
+    return out
 
 
 def run(args) -> int:
     import json
     import logging
+    import sys
     import warnings
 
-    from vcoder.pipelines.quickstart import run_quickstart
+    from vcoder.pipelines.quickstart import check_grpo_overrides, run_quickstart
 
     # the progress bars are the output; library chatter stays out unless -v was given
     if logging.getLogger().level >= logging.WARNING:
@@ -75,6 +104,12 @@ def run(args) -> int:
         print(json.dumps(summary, indent=1) if args.json else format_agent_summary(summary))
         return 0
     out = args.out or "outputs/quickstart"
+    try:
+        overrides = parse_sets(args.grpo_set)
+        check_grpo_overrides(overrides)
+    except ValueError as exc:
+        print(f"vcoder quickstart: {exc}", file=sys.stderr)
+        return 2
     summary = run_quickstart(
         out,
         seed=args.seed,
@@ -83,6 +118,7 @@ def run(args) -> int:
         threads=args.threads,
         sft_only=args.sft_only,
         split=args.split,
+        grpo_overrides=overrides,
     )
     if summary.get("sft_only"):
         print(json.dumps(summary, indent=1))

@@ -15,6 +15,8 @@ from vcoder.data.bench_guard import allow_test_split_field
 from vcoder.rewards.settings import RewardSettings, reward_fields
 
 DATASET_KINDS = ("synthetic", "websight", "design2code", "trajectories")
+#: how a GRPO rollout is played: one completion per prompt, or a multi-turn episode of an environment core
+ENVIRONMENTS = ("none", "refine")
 WEBSIGHT_VERSIONS = ("v0.1", "v0.2")
 
 # reward names the registry knows; build_rewards is the authority, this list only feeds early config checks
@@ -103,6 +105,34 @@ class VCoderScriptArguments:
         default=False,
         metadata={"help": "After training, generate on the holdout rows and write Design2Code block metrics."},
     )
+    environment: str = field(
+        default="none",
+        metadata={
+            "help": f"One of {ENVIRONMENTS}: 'none' scores one completion per prompt with reward_funcs; 'refine' plays "
+            "the screenshot-to-HTML refinement environment (vcoder.envs.refine) through TRL's environment_factory: "
+            "the model calls render(html) to see its page and scores, and the environment's reward is the mix of "
+            "reward_funcs/reward_weights on its last render."
+        },
+    )
+    refine_max_turns: int = field(default=3, metadata={"help": "environment=refine: renders allowed per episode."})
+    refine_reward_mode: str = field(
+        default="final",
+        metadata={"help": "environment=refine: 'final' (the last render's mix) or 'improvement' (its gain)."},
+    )
+    refine_show_scores: bool = field(
+        default=True, metadata={"help": "environment=refine: show the rewards' scores with each render."}
+    )
+    refine_image_side: int = field(
+        default=448, metadata={"help": "environment=refine: longer side of the screenshot shown back, px."}
+    )
+    tool_chat_template: str | None = field(
+        default=None,
+        metadata={
+            "help": "A chat template that can write tool calls, for environments: the name of one TRL bundles "
+            "(e.g. 'qwen3_vl', whose vision tokens are Qwen2.5-VL's) or a .jinja file. Qwen2.5-VL's own template "
+            "has no tools, so its recipes set 'qwen3_vl'. None keeps the model's."
+        },
+    )
     advantage_baseline: str = field(
         default="group",
         metadata={
@@ -148,6 +178,12 @@ class VCoderScriptArguments:
             raise ValueError("reward_funcs is empty; name at least one reward, e.g. ['validity', 'block']")
         if self.advantage_baseline not in ("group", "greedy"):
             raise ValueError(f"advantage_baseline={self.advantage_baseline!r}; give 'group' or 'greedy'")
+        if self.environment not in ENVIRONMENTS:
+            raise ValueError(f"environment={self.environment!r}; give one of {ENVIRONMENTS}")
+        if self.environment != "none" and self.advantage_baseline != "group":
+            raise ValueError("advantage_baseline='greedy' scores one completion; use 'group' with an environment")
+        if self.environment == "refine":
+            self.refine_settings()  # a bad turn budget or reward mode fails here, before any model is loaded
         if len(set(self.reward_funcs)) != len(self.reward_funcs):
             raise ValueError(f"reward_funcs={self.reward_funcs!r} names a reward twice; weight it instead")
         # reward parameters fail here, before any model or dataset is loaded; the parsed form replaces a CLI string
@@ -162,3 +198,18 @@ class VCoderScriptArguments:
         """The flat reward parameters (every ``RewardSettings`` field), as ``vcoder.rewards.build_rewards`` takes
         them."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(RewardSettings)}
+
+    def refine_settings(self, reward_weights: list[float] | None = None):
+        """The refinement environment's settings (``vcoder.envs.refine.RefineSettings``): the recipe's reward mix
+        (``reward_funcs``, GRPOConfig's ``reward_weights``) and reward parameters, and the ``refine_*`` fields."""
+        from vcoder.envs.refine import RefineSettings
+
+        return RefineSettings(
+            rewards=tuple(self.reward_funcs),
+            reward_weights=None if reward_weights is None else tuple(reward_weights),
+            reward_mode=self.refine_reward_mode,
+            max_turns=self.refine_max_turns,
+            show_scores=self.refine_show_scores,
+            image_side=self.refine_image_side,
+            reward_params=tuple(self.reward_params().items()),
+        )

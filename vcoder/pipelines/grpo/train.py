@@ -64,13 +64,28 @@ def build_trainer(
 
     # cheap checks first: a typo must not cost a model load or a dataset download
     check_model_path(model_args.model_name_or_path)
-    if reward_funcs is None:
+    check_aggregation(training_args)
+    environment_factory = None
+    if script_args.environment == "refine":
+        from vcoder.envs.trl import refine_environment
+        from vcoder.pipelines.recipes import check_reward_weights
+
+        # the recipe's reward mix is the environment's (scored on its last render); TRL then sees one reward, the
+        # environment's get_reward, so GRPOConfig's weights (one per reward_funcs name) must not reach it
+        check_reward_weights(script_args.reward_funcs, training_args.reward_weights)
+        settings = script_args.refine_settings(training_args.reward_weights)
+        training_args.reward_weights = None
+        environment_factory = refine_environment(settings)
+        reward_funcs = [] if reward_funcs is None else reward_funcs
+    elif reward_funcs is None:
         reward_funcs = build_reward_funcs(script_args, training_args.reward_weights)
     holdout = None
     if train_dataset is None:
         train_dataset, holdout = build_datasets(script_args, progress=training_args.process_index == 0)
     check_columns(train_dataset, where="GRPO training dataset")
     model, processor = load_model_and_processor(model_args, training_args)
+    if script_args.tool_chat_template:
+        set_chat_template(processor, script_args.tool_chat_template)
     cls = trainer_cls or GRPOTrainer
     if script_args.advantage_baseline == "greedy":
         from vcoder.pipelines.grpo.greedy_baseline import GreedyBaselineMixin
@@ -84,8 +99,60 @@ def build_trainer(
         processing_class=processor,
         peft_config=get_peft_config(model_args),
         callbacks=callbacks,
+        environment_factory=environment_factory,
     )
     return trainer, holdout
+
+
+#: GRPOConfig.multi_objective_aggregation's values in TRL 1.16 (GDPO is normalize_then_sum)
+AGGREGATIONS = ("sum_then_normalize", "normalize_then_sum")
+
+
+def check_aggregation(training_args) -> None:
+    """Refuse a ``multi_objective_aggregation`` TRL would only reject at the first step.
+
+    Raises:
+        RecipeError: quoting the value and the accepted ones.
+    """
+    from vcoder.pipelines.recipes import RecipeError
+
+    value = getattr(training_args, "multi_objective_aggregation", AGGREGATIONS[0])
+    if value not in AGGREGATIONS:
+        raise RecipeError(
+            f"multi_objective_aggregation={value!r}; give one of {AGGREGATIONS} (GDPO: normalize_then_sum)"
+        )
+
+
+def set_chat_template(processor, template: str) -> None:
+    """Give ``processor`` (and its tokenizer) another chat template: a name TRL bundles (``qwen3_vl``) or a file.
+
+    Args:
+        processor: a VLM processor or a tokenizer.
+        template: ``trl/chat_templates/<name>.jinja``'s name, or the path of a ``.jinja`` file.
+
+    Raises:
+        RecipeError: when the template is neither.
+    """
+    import os
+
+    from vcoder.models.tiny import chat_template
+    from vcoder.pipelines.recipes import RecipeError
+
+    if os.path.isfile(template):
+        with open(template, encoding="utf-8") as handle:
+            text = handle.read()
+    else:
+        try:
+            text = chat_template(template)
+        except RuntimeError as exc:
+            raise RecipeError(
+                f"tool_chat_template={template!r} is neither a .jinja file nor a template TRL bundles "
+                "(e.g. 'qwen3_vl')"
+            ) from exc
+    processor.chat_template = text
+    tokenizer = getattr(processor, "tokenizer", None)
+    if tokenizer is not None:
+        tokenizer.chat_template = text
 
 
 def main(script_args, training_args, model_args) -> dict:

@@ -152,6 +152,23 @@ def _parse(parser, recipe: dict[str, Any]) -> tuple:
     return tuple(parser.parse_dict(recipe, allow_extra_keys=False))
 
 
+def check_grpo_overrides(overrides: dict[str, Any]) -> None:
+    """Parse the GRPO stage's recipe with ``overrides`` before any work, so a typo costs nothing.
+
+    Raises:
+        ValueError: naming the key or value the GRPO pipeline's parser refused.
+    """
+    from vcoder.pipelines import grpo
+
+    recipe = dict(GRPO_RECIPE, model_name_or_path="model", output_dir="out", **overrides)
+    from vcoder.pipelines.grpo.train import check_aggregation
+
+    try:
+        check_aggregation(_parse(grpo.make_parser(), recipe)[1])
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"GRPO stage overrides {overrides}: {exc}") from None
+
+
 def reward_window(
     state_path: str, *, key: str = "reward", frac: float = 0.2, window: int | None = None
 ) -> dict[str, float]:
@@ -201,7 +218,7 @@ def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progr
     train_and_save(trainer, None, script_args, training_args, resume=None)
 
 
-def _evaluate(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
+def evaluate_policy(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
     from vcoder.models.loading import load_policy
     from vcoder.pipelines.grpo.heldout import evaluate_model
 
@@ -230,6 +247,7 @@ def run_quickstart(
     threads: int | None = None,
     sft_only: bool = False,
     split: str = "test",
+    grpo_overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the whole quickstart and write everything under ``out_dir``.
 
@@ -243,6 +261,8 @@ def run_quickstart(
         sft_only: stop after the SFT stage (no evaluation, no GRPO): ``out_dir/sft`` is the policy the CPU curriculum
             recipes start from (``configs/curriculum/tiny_cpu*.yaml``).
         split: the split of the scored pages: ``test`` (reported figures) or ``validation`` (pilots, recipe choices).
+        grpo_overrides: keys of the GRPO stage's recipe to change (any ``GRPOConfig`` or vcoder script field), e.g.
+            ``{"multi_objective_aggregation": "normalize_then_sum"}`` (GDPO); recorded in the summary.
 
     Returns:
         The summary written to ``summary.json``.
@@ -298,7 +318,7 @@ def run_quickstart(
                 train_digest=rows_digest(train_rows),
             )
 
-        results["untrained"] = _evaluate(init_dir, holdout, pool, label="untrained", progress=progress)
+        results["untrained"] = evaluate_policy(init_dir, holdout, pool, label="untrained", progress=progress)
         lap("eval_untrained")
 
         sft_recipe = dict(SFT_RECIPE, model_name_or_path=init_dir, output_dir=paths["sft"], seed=seed)
@@ -307,13 +327,14 @@ def run_quickstart(
             sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
         train_stage(sft, sft_recipe, train_ds, label="SFT", progress=progress)
         lap("sft")
-        results["sft"] = _evaluate(paths["sft"], holdout, pool, label="sft", progress=progress)
+        results["sft"] = evaluate_policy(paths["sft"], holdout, pool, label="sft", progress=progress)
         lap("eval_sft")
 
         grpo_recipe = dict(GRPO_RECIPE, model_name_or_path=paths["sft"], output_dir=paths["grpo"], seed=seed)
         grpo_recipe.update(synthetic_samples=n_train, dataset_seed=seed)
         if fast:
             grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=8)
+        grpo_recipe.update(grpo_overrides or {})
         probe_funcs = build_rewards(
             grpo_recipe["reward_funcs"],
             render_width=DATA["width"],
@@ -335,7 +356,7 @@ def run_quickstart(
         lap("grpo")
         probe_end = probe(paths["grpo"])
         lap("probe_grpo")
-        results["grpo"] = _evaluate(paths["grpo"], holdout, pool, label="grpo", progress=progress)
+        results["grpo"] = evaluate_policy(paths["grpo"], holdout, pool, label="grpo", progress=progress)
         lap("eval_grpo")
 
     for name, result in results.items():
@@ -368,6 +389,7 @@ def run_quickstart(
         # other work on the machine slows every stage; the 1-minute load average at the end says how much
         "load_avg_1m": round(os.getloadavg()[0], 1),
         "torch_threads": threads,
+        "grpo_overrides": dict(grpo_overrides or {}),
         "grpo_reward": reward,
         "holdout": {name: result["mean"] for name, result in results.items()},
         "paths": {**paths, "report": figures.get("html"), "summary": os.path.join(out_dir, "summary.json")},
