@@ -13,6 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRPO_RECIPES = sorted(glob.glob(os.path.join(ROOT, "configs", "grpo", "*.yaml"))) + [
     os.path.join(ROOT, "configs", "tiny_cpu_grpo.yaml"),
+    os.path.join(ROOT, "configs", "tiny_cpu_refine_grpo.yaml"),
     os.path.join(ROOT, "configs", "tiny_gpu_grpo.yaml"),
 ]
 SFT_RECIPES = sorted(glob.glob(os.path.join(ROOT, "configs", "sft", "*.yaml"))) + [
@@ -79,6 +80,18 @@ def test_grpo_recipe_parses_and_resolves_rewards(path, tmp_path):
     if training_args.use_vllm:
         assert training_args.vllm_mode in ("colocate", "server")
     assert training_args.max_completion_length and training_args.num_generations >= 2
+    from vcoder.pipelines.grpo.train import AGGREGATIONS
+
+    assert training_args.multi_objective_aggregation in AGGREGATIONS
+    if script_args.environment == "refine":
+        from vcoder.models.tiny import chat_template
+
+        settings = script_args.refine_settings(training_args.reward_weights)
+        assert settings.rewards == tuple(script_args.reward_funcs) and training_args.max_tool_calling_iterations
+        assert chat_template(script_args.tool_chat_template)
+    elif len(script_args.reward_funcs) > 1:  # mixed rewards: the recipe states how they are aggregated (GDPO or not)
+        with open(path) as handle:
+            assert "\nmulti_objective_aggregation:" in handle.read(), path
 
 
 @pytest.mark.parametrize("path", SFT_RECIPES, ids=os.path.basename)
