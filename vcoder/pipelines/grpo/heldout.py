@@ -35,22 +35,53 @@ def generate_html(
     Returns:
         The decoded completions, one per row.
     """
-    import torch
-    from tqdm.auto import tqdm
     from trl.data_utils import prepare_multimodal_messages
 
     rows = list(rows)
+    messages = [prepare_multimodal_messages(row["prompt"], images=[row["image"]]) for row in rows]
+    images = [[row["image"]] for row in rows]
+    return generate_replies(
+        model, processor, messages, images, max_new_tokens=max_new_tokens, batch_size=batch_size, progress=progress
+    )
+
+
+def generate_replies(
+    model,
+    processor,
+    messages: list[list[dict[str, Any]]],
+    images: list[list[Any]],
+    *,
+    max_new_tokens: int = 256,
+    batch_size: int = 8,
+    progress: bool = False,
+) -> list[str]:
+    """Greedy replies to conversations whose image parts are ``{"type": "image"}`` placeholders.
+
+    Args:
+        model: an image-text-to-text model.
+        processor: its processor.
+        messages: one conversation per item (multimodal content lists, several turns allowed).
+        images: each conversation's images, in the order of its image parts.
+        max_new_tokens: generation budget per reply.
+        batch_size: conversations per ``generate`` call.
+        progress: show a progress bar.
+
+    Returns:
+        The decoded replies, one per conversation.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
     outputs: list[str] = []
     was_training = model.training
     model.eval()
     tokenizer = getattr(processor, "tokenizer", processor)
     try:
-        for start in tqdm(range(0, len(rows), batch_size), desc="generate", disable=not progress, unit="batch"):
-            batch = rows[start : start + batch_size]
-            messages = [prepare_multimodal_messages(row["prompt"], images=[row["image"]]) for row in batch]
-            texts = [processor.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in messages]
+        for start in tqdm(range(0, len(messages), batch_size), desc="generate", disable=not progress, unit="batch"):
+            batch = messages[start : start + batch_size]
+            texts = [processor.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in batch]
             inputs = processor(
-                text=texts, images=[[row["image"]] for row in batch], return_tensors="pt", padding=True
+                text=texts, images=images[start : start + batch_size], return_tensors="pt", padding=True
             ).to(model.device)
             with torch.no_grad():
                 ids = model.generate(

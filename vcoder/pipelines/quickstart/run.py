@@ -201,8 +201,9 @@ def quiet(trainer) -> None:
     trainer.remove_callback(PrinterCallback)
 
 
-def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progress: bool) -> None:
-    """Parse an embedded recipe with the pipeline's own parser, train, and save model + trainer_state.json."""
+def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progress: bool):
+    """Parse an embedded recipe with the pipeline's own parser, train, and save model + trainer_state.json; returns
+    the trainer (its ``args`` are the configuration that ran)."""
     from vcoder.pipelines.progress import BarCallback
     from vcoder.pipelines.recipes import train_and_save
 
@@ -216,6 +217,7 @@ def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progr
     )
     quiet(trainer)
     train_and_save(trainer, None, script_args, training_args, resume=None)
+    return trainer
 
 
 def evaluate_policy(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
