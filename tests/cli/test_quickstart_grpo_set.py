@@ -1,0 +1,31 @@
+"""`vcoder quickstart --grpo-set KEY=VALUE`: a bad key, value or form is a one-line error before any work."""
+
+from __future__ import annotations
+
+import pytest
+
+from vcoder.cli import main
+from vcoder.cli.quickstart import parse_sets
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ("multi_objective_aggregation", "write KEY=VALUE"),
+        ("multi_objective_aggregaton=normalize_then_sum", "multi_objective_aggregaton"),
+        ("multi_objective_aggregation=gdpo", "normalize_then_sum"),
+    ],
+)
+def test_a_bad_grpo_set_is_one_line(item, message, capsys, tmp_path):
+    assert main(["quickstart", "--out", str(tmp_path / "q"), "--grpo-set", item]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("vcoder quickstart: ") and message in err[0]
+    assert not (tmp_path / "q").exists()  # nothing was built
+
+
+def test_values_are_read_as_yaml():
+    assert parse_sets(["max_steps=2", "beta=0.0", "multi_objective_aggregation=normalize_then_sum"]) == {
+        "max_steps": 2,
+        "beta": 0.0,
+        "multi_objective_aggregation": "normalize_then_sum",
+    }
