@@ -221,6 +221,18 @@ def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progr
 
 
 def evaluate_policy(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
+    """Score a saved model on scored pages as the quickstart does (greedy, 48 tokens, Design2Code block metrics).
+
+    Args:
+        model_dir: the model folder.
+        holdout: rows ``{"prompt", "image", "html", "id"}``.
+        pool: a ``BrowserPool`` to render in.
+        label: the model's name in the log.
+        progress: show progress bars.
+
+    Returns:
+        ``vcoder.pipelines.grpo.heldout.evaluate_model``'s ``{"mean", "pages"}``.
+    """
     from vcoder.models.loading import load_policy
     from vcoder.pipelines.grpo.heldout import evaluate_model
 
