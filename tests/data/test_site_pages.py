@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from vcoder.data.interactive import BROKEN, BUILDERS, KINDS, broken_variants, generate, make_page
+from vcoder.data.site_kinds.pages import BROKEN, BUILDERS, KINDS, broken_variants, generate, make_page
 from vcoder.gui.policy import parse_cases
 
 CASES_PER_KIND = {"counter": 4, "todo": 5, "form": 5, "tabs": 3, "modal": 4, "accordion": 3}

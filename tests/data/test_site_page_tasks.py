@@ -7,7 +7,7 @@ import json
 import pytest
 
 from vcoder.data import site_tasks
-from vcoder.data.interactive import KINDS, make_page
+from vcoder.data.site_kinds.pages import KINDS, make_page
 from vcoder.gui.policy import parse_cases
 from vcoder.sites.records import SiteTask
 
