@@ -45,6 +45,23 @@ from vcoder.data.site_kinds.base import WORDS, Built, Ctx
 from vcoder.data.splits import SPLITS as SPLITS
 from vcoder.data.splits import check_split, content_split
 
+__all__ = [
+    "BROKEN",
+    "BUILDERS",
+    "EVAL_KINDS",
+    "KINDS",
+    "SPLITS",
+    "STYLES",
+    "TRAIN_ONLY",
+    "Built",
+    "Ctx",
+    "content_key",
+    "kind_task",
+    "kind_tasks",
+    "make_site",
+    "split_of",
+]
+
 #: kind -> builder
 BUILDERS = {
     "counter": controls.counter,

@@ -37,6 +37,8 @@ from vcoder.data.prompts import make_site_conversation
 from vcoder.data.site_kinds import page_controls, page_widgets
 from vcoder.data.site_kinds.base import WORDS, Ctx
 
+__all__ = ["BROKEN", "BUILDERS", "KINDS", "broken_variants", "generate", "make_page", "site_task", "site_tasks"]
+
 #: page kind -> builder (the contract is in :mod:`vcoder.data.site_kinds.base`)
 BUILDERS = {
     "counter": page_controls.counter,
