@@ -1,4 +1,4 @@
-"""site_tasks: instruction-only tasks from the interactive generator (the model builds the page, not receives it)."""
+"""site_tasks: instruction-only tasks from the id-named page generator (the model builds the page, not receives it)."""
 
 from __future__ import annotations
 

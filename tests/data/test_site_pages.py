@@ -1,4 +1,4 @@
-"""The interactive-page generator: deterministic pages, valid and consistent test cases, broken variants (pure)."""
+"""The id-named page generator (``vcoder.data.site_kinds.pages``): deterministic pages, valid and consistent test cases, broken variants (pure)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ from typing import Any
 
 from vcoder.data.prompts import make_site_conversation
 from vcoder.data.site_kinds import collections, controls, inputs, paging, records, views
-from vcoder.data.site_kinds.base import WORDS, Built, Ctx
+from vcoder.data.site_kinds.base import ACCENTS, FONTS, WORDS, Built, Ctx
 from vcoder.data.splits import SPLITS as SPLITS
 from vcoder.data.splits import check_split, content_split
 
@@ -96,8 +96,6 @@ STYLES = ("full", "accent")
 TRAIN_ONLY = ("signup", "rating", "stepper", "theme", "converter", "modal", "timer", "poll")
 #: the kinds that have validation and test tasks
 EVAL_KINDS = tuple(k for k in KINDS if k not in TRAIN_ONLY)
-_ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
-_FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
 _CONTROL = ("<button", "<input", "<select", "<textarea", "<a ", "<label", "<form", "<fieldset")
 #: seeds tried per requested task before a split is declared too small for a kind
 _MAX_TRIES = 400
@@ -111,7 +109,7 @@ def _break_markup(body: str) -> str:
 def _draw(kind: str, seed: int, broken: str | None = None) -> tuple[str, str, str, Built]:
     rng = random.Random(f"site:{kind}:{seed}")
     title = f"{rng.choice(WORDS)} {kind.capitalize()}"
-    accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
+    accent, font = rng.choice(ACCENTS), rng.choice(FONTS)
     return title, accent, font, BUILDERS[kind](Ctx(rng, broken))
 
 

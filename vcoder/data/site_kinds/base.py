@@ -15,7 +15,9 @@ import random
 from dataclasses import dataclass, field
 
 __all__ = [
+    "ACCENTS",
     "BODY",
+    "FONTS",
     "WORDS",
     "Built",
     "Ctx",
@@ -39,6 +41,9 @@ __all__ = [
 BODY = "body"
 #: the words a title is drawn from (every kind: "<word> <Kind>")
 WORDS = ("Alpha", "Harbor", "Maple", "Nimbus", "Orbit", "Quartz", "Summit", "Willow", "Ember", "Cobalt")
+#: the accent colours and fonts a page's theme is drawn from (no case looks at them)
+ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
+FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
 
 
 def _quote(text: str, exact: bool) -> str:

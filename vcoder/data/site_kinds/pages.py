@@ -35,7 +35,7 @@ from typing import Any
 
 from vcoder.data.prompts import make_site_conversation
 from vcoder.data.site_kinds import page_controls, page_widgets
-from vcoder.data.site_kinds.base import WORDS, Ctx
+from vcoder.data.site_kinds.base import ACCENTS, FONTS, WORDS, Ctx
 
 __all__ = ["BROKEN", "BUILDERS", "KINDS", "broken_variants", "generate", "make_page", "site_task", "site_tasks"]
 
@@ -50,8 +50,6 @@ BUILDERS = {
 }
 KINDS = tuple(BUILDERS)
 BROKEN = ("handler_removed", "wrong_element", "validation_missing")
-_ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
-_FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
 
 
 def broken_variants(kind: str) -> tuple[str, ...]:
@@ -60,7 +58,7 @@ def broken_variants(kind: str) -> tuple[str, ...]:
 
 
 def make_page(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[str, Any]:
-    """Build one interactive page and its test cases.
+    """Build one id-named page and its test cases.
 
     Args:
         kind: one of ``KINDS``.
@@ -76,7 +74,7 @@ def make_page(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[st
         raise ValueError(f"broken={broken!r} does not apply to {kind!r}; choose one of {broken_variants(kind)}")
     rng = random.Random(f"{kind}:{seed}")
     title = f"{rng.choice(WORDS)} {kind.capitalize()}"
-    accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
+    accent, font = rng.choice(ACCENTS), rng.choice(FONTS)
     built = BUILDERS[kind](Ctx(rng, broken))
     body, js, cases, what = built.body, built.js, built.cases, built.request
     # wrong_element: every listener lands on the heading, as when a generated script queries the wrong id
