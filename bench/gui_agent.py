@@ -19,7 +19,7 @@ import json
 import statistics
 import time
 
-from vcoder.data.interactive import KINDS, make_page
+from vcoder.data.site_kinds.pages import KINDS, make_page
 from vcoder.gui.runner import arun_cases
 from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.rendering import BrowserPool

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import sys
 
-from vcoder.cli import plot
+from vcoder.cli.plot import add_arguments, run
 from vcoder.usage import OneLineParser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="plot_run.py", description=__doc__.splitlines()[0])
-    plot.add_arguments(parser)
-    return plot.run(parser.parse_args(argv))
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

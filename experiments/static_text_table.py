@@ -1,6 +1,6 @@
 """Static text and the functional checks (issue 34): does a page earn credit for texts its actions never produced?
 
-For every site kind (and, with ``--interactive``, every interactive page kind) and seed, three pages are graded by
+For every site kind (and, with ``--interactive``, every id-named page kind) and seed, three pages are graded by
 the scripted policy through the hermetic pool, each case on a fresh load:
 
 - ``honest``: the reference solution;
@@ -10,7 +10,9 @@ the scripted policy through the hermetic pool, each case on a fresh load:
 
 It prints one markdown row per kind with the mean case score (WebGen-Bench accuracy) of each page over the seeds.
 The "before" table comes from running it against the old grader and cases: a temporary worktree of this branch
-with main's ``vcoder/gui/scripted.py``, ``vcoder/data/site_kinds/`` and ``vcoder/data/interactive*.py`` checked out.
+with main's ``vcoder/gui/scripted.py``, ``vcoder/data/site_kinds/`` and ``vcoder/data/interactive*.py`` (now
+``vcoder/data/site_kinds/pages.py``) checked out. ``--small`` (one kind of each form, one seed) is what the test
+suite runs (``tests/test_experiments.py``).
 
     PYTHONPATH=$PWD python experiments/static_text_table.py --seeds 2 --interactive
 """
@@ -25,8 +27,7 @@ from functools import partial
 
 
 async def _scores(pool, pages: list[tuple[str, list]], expect_timeout_ms: int) -> list[float]:
-    from vcoder.gui.runner import arun_cases
-    from vcoder.gui.scripted import ScriptedPolicy
+    from vcoder.gui import ScriptedPolicy, arun_cases
 
     policy = ScriptedPolicy(expect_timeout_ms=expect_timeout_ms)
     runs = [arun_cases(html, cases, policy=policy, pool=pool, deadline_ms=30_000) for html, cases in pages]
@@ -36,18 +37,24 @@ async def _scores(pool, pages: list[tuple[str, list]], expect_timeout_ms: int) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=2, help="seeds per kind (0..N-1)")
-    parser.add_argument("--interactive", action="store_true", help="add the 6 interactive page kinds")
+    parser.add_argument("--interactive", action="store_true", help="add the 6 id-named page kinds")
+    parser.add_argument("--small", action="store_true", help="one seed of the counter in both forms (a smoke run)")
     parser.add_argument("--expect-timeout-ms", type=int, default=400, help="the scripted policy's final-check budget")
     parser.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
 
-    from vcoder.data import interactive, site_kinds
+    from vcoder.data.site_kinds import KINDS, make_site
+    from vcoder.data.site_kinds.pages import KINDS as PAGE_KINDS
+    from vcoder.data.site_kinds.pages import make_page
     from vcoder.gui.imitation import static_imitation, strip_scripts
     from vcoder.rendering import BrowserPool
 
-    sites = [(k, partial(site_kinds.make_site, k)) for k in site_kinds.KINDS]
-    if args.interactive:
-        sites += [(f"interactive/{k}", partial(interactive.make_page, k)) for k in interactive.KINDS]
+    if args.small:
+        args.seeds, kinds, page_kinds = 1, ("counter",), ("counter",)
+    else:
+        kinds, page_kinds = KINDS, (PAGE_KINDS if args.interactive else ())
+    sites = [(k, partial(make_site, k)) for k in kinds]
+    sites += [(f"interactive/{k}", partial(make_page, k)) for k in page_kinds]
     rows = []
     pool = BrowserPool(max_pages=4)
     try:

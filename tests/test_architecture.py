@@ -303,3 +303,36 @@ def test_one_place_turns_gui_policy_into_an_agent():
     }
     assert {"vcoder/rewards/gui.py", "vcoder/pipelines/step_grpo/grading.py", "vcoder/eval/webgen_task.py"} <= callers
     assert {"vcoder/cli/agent.py", "vcoder/cli/agent_build.py"} <= callers
+
+
+#: the names that make a module a site-kind generator: a kind -> builder table, the case constructor
+SITE_KIND_MARKS = {"BUILDERS", "make_case"}
+SITE_KINDS_HOME = "vcoder/data/site_kinds/"
+
+
+def site_kind_generators(root: Path = PACKAGE) -> list[str]:
+    """Modules outside ``vcoder/data/site_kinds/`` that define a site-kind builder table or the case constructor, or
+    import the builders' contract (``site_kinds.base``) or builders: a second home of site kinds."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(SITE_KINDS_HOME):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            names = [node.name] if isinstance(node, ast.FunctionDef) else []
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [t.id for t in targets if isinstance(t, ast.Name)]
+            found += [f"{rel}:{node.lineno}: {name}" for name in names if name in SITE_KIND_MARKS]
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for name, line in imports(path.read_text(), module):
+            if name.startswith(("vcoder.data.site_kinds.base", "vcoder.data.site_kinds.page_")):
+                found.append(f"{rel}:{line}: imports {name}")
+    return found
+
+
+def test_site_kinds_have_one_home():
+    # a new site kind goes into vcoder/data/site_kinds/ (docs/architecture.md, "Where new things go")
+    found = site_kind_generators()
+    assert not found, "site-kind generators outside vcoder/data/site_kinds/:\n" + "\n".join(found)

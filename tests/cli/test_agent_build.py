@@ -11,7 +11,7 @@ from unittest.mock import ANY
 import pytest
 
 from tests.servers import ScriptedServer, dead_port
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 
 BROKEN = make_page("counter", 1, broken="handler_removed")  # its buttons do nothing
 FIXED = make_page("counter", 1)

@@ -49,7 +49,7 @@ def test_check_train_score_report(log, trained, tmp_path):
         assert 0.0 <= held["accuracy"] <= 1.0 and held["baseline"]["answer"] in ("YES", "NO")
 
     task = tmp_path / "task.json"
-    from vcoder.data.interactive import make_page
+    from vcoder.data.site_kinds.pages import make_page
 
     page = make_page("counter", 3)
     task.write_text(json.dumps({"id": "c3", "instruction": page["instruction"], "test_cases": page["test_cases"]}))

@@ -78,7 +78,7 @@ def test_agent_quickstart_split_shares_no_content():
 def test_the_site_check_fails_on_the_old_wording_split():
     """The old split hashed the kind and the whole request (title and colour included): the check above finds its
     held-out tasks among the training tasks, even with today's more varied builders (on the old builders: 15 of 32,
-    14 with byte-identical cases; ``experiments/split_overlap.py``)."""
+    14 with byte-identical cases; ``experiments/archive/split_overlap.py``)."""
     from vcoder.pipelines.agent_quickstart import KINDS
 
     def old_split(row: dict) -> str:

@@ -42,7 +42,7 @@ def test_refine_rewards_the_last_attempt_or_its_gain_and_stops_at_the_budget():
 
 
 def test_site_core_stages_files_builds_and_ends_the_episode():
-    from vcoder.data.interactive import make_page
+    from vcoder.data.site_kinds.pages import make_page
     from vcoder.envs.site import SiteCore
     from vcoder.sites.records import EpisodeOptions
 

@@ -54,7 +54,7 @@ def _train(model_dir, tmp_path, factory, rows, replies):
 
 
 def test_site_env_under_grpo_trainer(tool_lm_dir, tmp_path):
-    from vcoder.data.interactive import make_page
+    from vcoder.data.site_kinds.pages import make_page
     from vcoder.envs.trl import site_environment
     from vcoder.sites.records import EpisodeOptions
 

@@ -22,7 +22,7 @@ import time
 import pytest
 
 from tests.pipelines.step_grpo.scripted import counter_replies
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.gui.policy import parse_cases
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.records import EpisodeOptions, SiteTask

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.data.interactive import KINDS, broken_variants, make_page
+from vcoder.data.site_kinds.pages import KINDS, broken_variants, make_page
 from vcoder.gui.imitation import static_imitation, strip_scripts
 from vcoder.gui.policy import Expectation
 from vcoder.gui.runner import run_cases

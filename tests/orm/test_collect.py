@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.orm.collect import DROPPED, collect_verdicts, drop_handler, variants
 from vcoder.verdicts.log import read_verdicts
 

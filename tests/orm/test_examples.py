@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.orm.examples import build_examples, split_by_task
 from vcoder.verdicts.records import CaseVerdict, VerdictLogError, VerdictRecord, site_hash
 

@@ -15,7 +15,7 @@ def test_grpo_step_with_the_orm_reward(tmp_path, tiny_vlm_dir, untrained_orm):
     from trl import GRPOTrainer
 
     from tests.trainers import cpu_grpo_config
-    from vcoder.data.interactive import generate
+    from vcoder.data.site_kinds.pages import generate
     from vcoder.rewards import build_reward
 
     rows = list(generate(2, seed=3))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.orm.score import TaskError, score_site, score_sites
 
 pytestmark = pytest.mark.browser

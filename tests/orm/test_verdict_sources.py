@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.servers import ScriptedServer
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.verdicts.log import read_verdicts
 
 pytestmark = pytest.mark.browser

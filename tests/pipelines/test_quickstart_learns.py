@@ -15,7 +15,7 @@ from vcoder.pipelines.quickstart import DATA, SFT_RECIPE
 # page rarely hold a right one.
 # With 8 on 8 pages: greedy reward on these pages after k GRPO steps (one 24-step run a seed, a checkpoint every 4
 # steps; the schedule is constant after warm-up, so checkpoint k is a k-step run; 2026-11-25,
-# experiments/quickstart_learns_curve.py; measured before the splits by content, on pages of every split):
+# experiments/archive/quickstart_learns_curve.py; measured before the splits by content, on pages of every split):
 #   seed 0 (this test): 2.837 | 4: 2.791  8: 3.067  12: 3.131  16: 3.150  20: 3.171  24: 3.145
 #   seed 1:             2.549 | 4: 2.560  8: 2.839  12: 3.397  16: 3.528  20: 3.525  24: 3.519
 #   seed 2:             2.962 | 4: 2.855  8: 2.850  12: 3.179  16: 3.893  20: 4.064  24: 3.864

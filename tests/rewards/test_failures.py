@@ -171,7 +171,7 @@ def test_chromium_killed_twice_during_a_reward_call_gives_none():
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_judge_and_gui_agent_give_none_when_chromium_dies_and_zero_for_a_hung_page():
-    from vcoder.data.interactive import make_page as interactive_page
+    from vcoder.data.site_kinds.pages import make_page as interactive_page
     from vcoder.rendering import get_default_pool
 
     pool = get_default_pool()

@@ -3,7 +3,7 @@ attempts at a reference pay nothing, the gaming pages that stretch or hide do.
 
 The honest pages are ``tests/rewards/honest.py``'s variants (fonts, sizes, spacing, a narrower column, reworded text,
 a section missing or added, another layout, placeholder sizes, colours, combinations) of references the project
-generates; the constants were set from ``experiments/free_zone.py``'s measurement over 1100+ such pages (see the
+generates; the constants were set from ``tests/rewards/free_zone.py``'s measurement over 1100+ such pages (see the
 comment beside them and docs/results.md, "The imitation factor's free zone"), which the first test runs small.
 """
 
@@ -41,7 +41,7 @@ STRETCHED_OR_HIDDEN = (
 @pytest.mark.timeout(600)
 def test_the_measurement_runs_small():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    argv = [sys.executable, "experiments/free_zone.py", "--small"]
+    argv = [sys.executable, "-m", "tests.rewards.free_zone", "--small"]
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
@@ -52,7 +52,7 @@ def test_the_measurement_runs_small():
 
 
 def _factors(reference: str, pages: dict[str, str]) -> dict[str, float]:
-    from experiments.free_zone import measure
+    from tests.rewards.free_zone import measure
 
     return {name: m["factor"] for name, m in zip(pages, measure(reference, list(pages.values())))}
 

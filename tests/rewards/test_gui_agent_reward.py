@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.rewards.gui import gui_agent_reward, make_gui_agent_reward
 
 WORKING = make_page("counter", 7)

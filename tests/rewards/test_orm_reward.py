@@ -8,7 +8,7 @@ import pickle
 
 import pytest
 
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.rewards.orm import make_orm_reward, orm_reward, orm_site_scorer
 from vcoder.rewards.settings import RewardSettings
 

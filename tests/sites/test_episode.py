@@ -11,7 +11,7 @@ import pytest
 
 from tests.servers import ScriptedServer, dead_port
 from vcoder.chat import Endpoint, connect
-from vcoder.data.interactive import make_page
+from vcoder.data.site_kinds.pages import make_page
 from vcoder.gui.judge import ScreenshotJudge
 from vcoder.rendering import get_default_pool
 from vcoder.sites.episode import run_site_episode

@@ -13,6 +13,8 @@ import argparse
 import glob
 import os
 
+__all__ = ["RUNS_ROOT", "add_arguments", "add_parser", "latest_run", "run"]
+
 RUNS_ROOT = "outputs"
 
 

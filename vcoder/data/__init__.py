@@ -4,8 +4,9 @@ Loaders: :func:`load_websight` (hub or local parquet), :func:`load_design2code` 
 :func:`load_local` (folder or parquet). Generator: :func:`generate_page`, :func:`write_synthetic`.
 Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:`DEFAULT_USER_PROMPT`.
 Site-building tasks (Step-GRPO): :func:`load_webgen_bench` (WebGen-Bench's JSONL or hub id), :func:`site_tasks`
-(instruction-only tasks with scripted cases), :func:`load_webgen_instruct` (WebGen-RL's training requests, no cases:
-a writer LLM adds the GUI test), :func:`make_site_conversation` / :data:`SITE_SYSTEM_PROMPT`.
+(instruction-only tasks with scripted cases, from :mod:`vcoder.data.site_kinds.pages`; every site kind, with its
+content split, lives in :mod:`vcoder.data.site_kinds`), :func:`load_webgen_instruct` (WebGen-RL's training requests,
+no cases: a writer LLM adds the GUI test), :func:`make_site_conversation` / :data:`SITE_SYSTEM_PROMPT`.
 Agent SFT: :func:`read_trajectories` (multi-turn chat trajectories, WebGen-Agent's form included).
 Light imports only: datasets, pyarrow and the browser load inside the functions that need them.
 """
@@ -21,7 +22,7 @@ from vcoder.data.prompts import (
     make_site_conversation,
     site_system_prompt,
 )
-from vcoder.data.site_tasks import site_task, site_tasks
+from vcoder.data.site_kinds.pages import site_task, site_tasks
 from vcoder.data.synth_writer import write_synthetic
 from vcoder.data.synthetic import SynthPage, generate_page
 from vcoder.data.trajectories import read_trajectories

@@ -25,6 +25,8 @@ from typing import Any
 
 from vcoder.gui.policy import Expectation, parse_cases
 
+__all__ = ["static_imitation", "strip_scripts"]
+
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.IGNORECASE | re.DOTALL)
 _HANDLER = re.compile(r"""\s+on[a-z]+\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 _BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)

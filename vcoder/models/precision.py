@@ -5,7 +5,7 @@ so a weight ``w`` moves only when its update exceeds half its rounding step, bet
 ``|w| * 2^-8`` in bfloat16: at lr 1e-6 no weight with ``|w| >= 4 * lr / eps = 5.1e-4`` can move at all, and most
 weights are larger. Measured in this project: one step at lr 1e-6 on the tiny model moved 96.1 % of its weights in
 float32 and 2.2 % in bfloat16; two Step-GRPO steps on a 7.6B model in bfloat16 (one H200, no DeepSpeed) moved 12.5 %
-of 1.1M sampled weights (``experiments/gpu_step_grpo.py``). The loss curve does not show it.
+of 1.1M sampled weights (``experiments/archive/gpu_step_grpo.py``). The loss curve does not show it.
 
 Something must hold fp32 master weights: DeepSpeed ZeRO does (bf16 with fp32 master partitions); accelerate's FSDP
 upcasts trained 16-bit parameters to fp32 when mixed precision is on; PEFT creates LoRA adapters in fp32

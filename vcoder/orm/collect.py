@@ -1,6 +1,6 @@
 """Make a verdict log offline: the scripted GUI agent runs the interactive pages and their broken variants.
 
-For each seed and page kind, the working page and every broken variant (``vcoder.data.interactive``), plus one
+For each seed and page kind, the working page and every broken variant (``vcoder.data.site_kinds.pages``), plus one
 ``handler_dropped`` variant made here (one ``wire(...)`` line of the script removed, so one feature silently stops
 working and the site is only partly broken), are run case by case by :class:`ScriptedPolicy` through the hermetic
 pool. A :class:`RecordingPolicy` wraps the scripted one to keep what the agent did and saw: the page's visible text
@@ -84,7 +84,7 @@ def variants(kinds: tuple[str, ...], seeds: range, *, dropped: bool = True) -> I
     """Pages to grade, seed by seed: per kind the working page, its broken variants and (optionally) one page with
     a dropped handler. Each row is ``make_page``'s dict plus ``seed`` and ``task_id`` (shared by a page's variants,
     so a held-out split by task keeps them together)."""
-    from vcoder.data.interactive import broken_variants, make_page
+    from vcoder.data.site_kinds.pages import broken_variants, make_page
 
     for seed in seeds:
         for kind in kinds:
@@ -161,7 +161,7 @@ def collect_verdicts(
         n: number of records to write.
         out: the verdict log (appended to; created if missing).
         seed: first page seed.
-        kinds: page kinds (default: all of ``vcoder.data.interactive.KINDS``).
+        kinds: page kinds (default: all of ``vcoder.data.site_kinds.pages.KINDS``).
         dropped: include the ``handler_dropped`` variant.
         max_pages: concurrent browser pages.
         limits: each test case's bounds (default: ``CaseLimits()``).
@@ -170,7 +170,7 @@ def collect_verdicts(
         ``{"log", "records", "yes_rate", "by_variant", "elapsed_s"}``: ``yes_rate`` is the share of sites with score
         >= 0.5, ``by_variant`` the mean score per variant.
     """
-    from vcoder.data.interactive import KINDS
+    from vcoder.data.site_kinds.pages import KINDS
     from vcoder.rendering import BrowserPool
 
     if n < 1:

@@ -19,7 +19,7 @@ _MIN_REFERENCE_CONTENT = 0.002
 # content is estimated on every 3rd pixel both ways: the same fraction within ~1e-3, 9x less work
 _CONTENT_STRIDE = 3
 BLOCK_COMPONENTS = ("block", "text", "position", "color")
-# The free zone, set from honest pages (experiments/free_zone.py; docs/results.md, "The imitation factor's free
+# The free zone, set from honest pages (tests/rewards/free_zone.py; docs/results.md, "The imitation factor's free
 # zone"): 1127 honest imperfect pages (fonts, sizes, spacing, a narrower column, reworded text, a section missing or
 # added, another layout, placeholder sizes, colours, combinations; of synthetic pages, the 21 site kinds, the
 # Design2Code-style pairs and the gaming tests' shapes) against their references, and the 109 gaming pages:

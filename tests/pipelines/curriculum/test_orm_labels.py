@@ -104,7 +104,7 @@ def test_the_orm_verdict_is_the_written_task_reward_in_the_phase_update(tiny_vlm
     import torch
 
     from tests.pipelines.step_grpo.scripted import counter_replies
-    from vcoder.data.site_tasks import site_tasks
+    from vcoder.data.site_kinds.pages import site_tasks
     from vcoder.orm import OutcomeRewardModel
 
     torch.set_num_threads(1)

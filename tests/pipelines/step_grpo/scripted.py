@@ -1,5 +1,6 @@
-"""Scripted turns (a test fixture, shared with ``bench/step_grpo.py`` and ``experiments/gpu_step_grpo.py``): a turn
-generator that returns given reply texts as if they had been sampled, and known replies for generated counter tasks.
+"""Scripted turns (a test fixture, shared with ``bench/step_grpo.py`` and ``experiments/archive/gpu_step_grpo.py``):
+a turn generator that returns given reply texts as if they had been sampled, and known replies for generated counter
+tasks.
 
 With replayed replies the sites, the grades, the step rewards and so the advantages of a Step-GRPO batch are known
 in advance, while everything else is the real training path (templating, rendering, grading, TRL's batch assembly,

@@ -55,7 +55,7 @@ def make_trainer(model, out, *flags):
 
 
 def rollout(trainer, scripts):
-    from vcoder.data.site_tasks import site_tasks
+    from vcoder.data.site_kinds.pages import site_tasks
 
     partial, full = counter_replies(site_tasks(1)[0]["instruction"])
     named = {"partial": partial, "full": full, "prose": "I will build the counter now."}

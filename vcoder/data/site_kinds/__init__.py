@@ -1,5 +1,5 @@
-"""Site-building tasks a model cannot copy its way through: 21 kinds of small interactive sites, each with a
-plain-language request that names no element ids, scripted test cases that find elements as a person would (ARIA
+"""The one home of site kinds: site-building tasks a model cannot copy its way through. 21 kinds of small sites, each
+with a plain-language request that names no element ids, scripted test cases that find elements as a person would (ARIA
 role and accessible name, label, visible text; see :mod:`vcoder.data.site_kinds.base`), a reference solution that
 passes them and broken variants that fail them (the ways generated sites fail):
 
@@ -14,6 +14,14 @@ types into a message box: one page passes every such draw). Tasks with the same 
 task can be passed by replaying a training site of its kind. Kinds whose page is the same for every draw (the cases
 supply the inputs: :data:`TRAIN_ONLY`) have no content to hold out and are training kinds only.
 :func:`kind_tasks` draws a split's tasks by seed, one task per content.
+
+Where things live: :mod:`.base` holds the builder contract (a builder takes a :class:`Ctx` and returns a
+:class:`Built`), the locators, steps and expectations every kind uses; the kinds live in the module of their family
+(:mod:`.controls`, :mod:`.inputs`, :mod:`.views`, :mod:`.paging`, :mod:`.collections`, :mod:`.records`). **A new
+kind** is a builder in its family's module, registered in :data:`BUILDERS` below (and in :data:`TRAIN_ONLY` when one
+page passes all its draws). :mod:`.pages` keeps the older, id-named form of 6 kinds (``make_page``: the instruction
+names element ids, the page itself is given; ``site_tasks``) byte for byte for the loops and logs made from it; it
+takes no new kinds.
 
 Example:
     >>> site = make_site("cart", 3)
@@ -33,9 +41,26 @@ from typing import Any
 
 from vcoder.data.prompts import make_site_conversation
 from vcoder.data.site_kinds import collections, controls, inputs, paging, records, views
-from vcoder.data.site_kinds.base import Built, Ctx
+from vcoder.data.site_kinds.base import ACCENTS, FONTS, WORDS, Built, Ctx
 from vcoder.data.splits import SPLITS as SPLITS
 from vcoder.data.splits import check_split, content_split
+
+__all__ = [
+    "BROKEN",
+    "BUILDERS",
+    "EVAL_KINDS",
+    "KINDS",
+    "SPLITS",
+    "STYLES",
+    "TRAIN_ONLY",
+    "Built",
+    "Ctx",
+    "content_key",
+    "kind_task",
+    "kind_tasks",
+    "make_site",
+    "split_of",
+]
 
 #: kind -> builder
 BUILDERS = {
@@ -71,9 +96,6 @@ STYLES = ("full", "accent")
 TRAIN_ONLY = ("signup", "rating", "stepper", "theme", "converter", "modal", "timer", "poll")
 #: the kinds that have validation and test tasks
 EVAL_KINDS = tuple(k for k in KINDS if k not in TRAIN_ONLY)
-_WORDS = ("Alpha", "Harbor", "Maple", "Nimbus", "Orbit", "Quartz", "Summit", "Willow", "Ember", "Cobalt")
-_ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
-_FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
 _CONTROL = ("<button", "<input", "<select", "<textarea", "<a ", "<label", "<form", "<fieldset")
 #: seeds tried per requested task before a split is declared too small for a kind
 _MAX_TRIES = 400
@@ -86,8 +108,8 @@ def _break_markup(body: str) -> str:
 
 def _draw(kind: str, seed: int, broken: str | None = None) -> tuple[str, str, str, Built]:
     rng = random.Random(f"site:{kind}:{seed}")
-    title = f"{rng.choice(_WORDS)} {kind.capitalize()}"
-    accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
+    title = f"{rng.choice(WORDS)} {kind.capitalize()}"
+    accent, font = rng.choice(ACCENTS), rng.choice(FONTS)
     return title, accent, font, BUILDERS[kind](Ctx(rng, broken))
 
 

@@ -14,10 +14,11 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from vcoder.data.interactive_parts import click, make_case, press, type_into
-
 __all__ = [
+    "ACCENTS",
     "BODY",
+    "FONTS",
+    "WORDS",
     "Built",
     "Ctx",
     "by_label",
@@ -38,6 +39,11 @@ __all__ = [
 
 #: the whole page: a text expectation on it is met when the visible page text contains the expected text
 BODY = "body"
+#: the words a title is drawn from (every kind: "<word> <Kind>")
+WORDS = ("Alpha", "Harbor", "Maple", "Nimbus", "Orbit", "Quartz", "Summit", "Willow", "Ember", "Cobalt")
+#: the accent colours and fonts a page's theme is drawn from (no case looks at them)
+ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
+FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
 
 
 def _quote(text: str, exact: bool) -> str:
@@ -72,6 +78,26 @@ def by_text(text: str, *, exact: bool = False) -> str:
 def in_(container: str, text: str, inner: str) -> str:
     """``inner`` inside the ``container`` element that contains ``text`` (the Add button of the 'Tea' row)."""
     return f"{container} >> internal:has-text={_quote(text, False)} >> {inner}"
+
+
+def click(target: str) -> dict:
+    """A ``click`` step on a Playwright selector."""
+    return {"action": "click", "target": target}
+
+
+def type_into(target: str, value: str) -> dict:
+    """A ``type`` step: fill ``value`` into the field ``target``."""
+    return {"action": "type", "target": target, "value": value}
+
+
+def press(target: str, key: str) -> dict:
+    """A ``press`` step: press ``key`` (``Enter``, ``Escape``) on ``target``."""
+    return {"action": "press", "target": target, "value": key}
+
+
+def make_case(task: str, expected: str, steps: list, expect: list, category: str = "Functional Testing") -> dict:
+    """One test case in the schema of :mod:`vcoder.gui.policy`."""
+    return {"task": task, "expected_result": expected, "task_category": category, "steps": steps, "expect": expect}
 
 
 def select(target: str, option: str) -> dict:

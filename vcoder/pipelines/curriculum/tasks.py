@@ -4,7 +4,7 @@ A task is a plain JSON mapping ``{"id", "kind", "source", "instruction", "test_c
 
 - ``screenshot-<d>`` (one-shot GRPO): the synthetic page ``generate_page(seed, difficulty=d)``; the policy sees its
   screenshot and writes the HTML; ``test_cases`` is empty.
-- an interactive kind (``counter``, ``todo``, ... for Step-GRPO): :func:`vcoder.data.site_tasks.site_task`'s
+- an id-named page kind (``counter``, ``todo``, ... for Step-GRPO): :func:`vcoder.data.site_kinds.pages.site_task`'s
   instruction and structured test cases; the policy must build the page.
 - ``llm`` (Step-GRPO): written by the task-writing LLM in the WebGen-Bench form (instruction + test cases).
 
@@ -31,8 +31,8 @@ LLM_KIND = "llm"
 
 
 def interactive_kinds() -> tuple[str, ...]:
-    """The interactive page kinds of :mod:`vcoder.data.interactive`."""
-    from vcoder.data.interactive import KINDS
+    """The id-named page kinds of :mod:`vcoder.data.site_kinds.pages` (Step-GRPO's offline kinds)."""
+    from vcoder.data.site_kinds.pages import KINDS
 
     return KINDS
 
@@ -70,7 +70,7 @@ def offline_task(kind: str, seed: int) -> dict[str, Any]:
             "test_cases": [],
             "seed": seed,
         }
-    from vcoder.data.site_tasks import site_task
+    from vcoder.data.site_kinds.pages import site_task
 
     row = site_task(kind, seed)
     return {

@@ -67,8 +67,8 @@ def task_rows(script_args) -> list[dict[str, Any]]:
     """
     from vcoder.data import load_webgen_bench, load_webgen_instruct, site_tasks
     from vcoder.data.bench_guard import refuse_test_split
-    from vcoder.data.interactive import KINDS
     from vcoder.data.site_kinds import kind_tasks
+    from vcoder.data.site_kinds.pages import KINDS
     from vcoder.data.webgen_bench import HUB_ID
     from vcoder.sites.records import SiteTask
 

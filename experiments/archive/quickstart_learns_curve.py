@@ -1,6 +1,6 @@
 """The greedy probe reward of tests/pipelines/test_quickstart_learns.py against GRPO steps, for one seed.
 
-    python experiments/quickstart_learns_curve.py --seed 0 --out runs/learns_curve [--steps 24] [--lr 1e-4]
+    python experiments/archive/quickstart_learns_curve.py --seed 0 --out runs/learns_curve [--steps 24] [--lr 1e-4]
 
 The test's set-up exactly (tiny VLM, the quickstart's whole SFT, GRPO on the 8 probe pages with 8 completions each),
 but one GRPO run with a checkpoint every 4 steps: the schedule is constant after warm-up, so checkpoint k is a k-step

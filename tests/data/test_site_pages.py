@@ -1,4 +1,4 @@
-"""The interactive-page generator: deterministic pages, valid and consistent test cases, broken variants (pure)."""
+"""The id-named page generator (``vcoder.data.site_kinds.pages``): deterministic pages, valid and consistent test cases, broken variants (pure)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from vcoder.data.interactive import BROKEN, BUILDERS, KINDS, broken_variants, generate, make_page
+from vcoder.data.site_kinds.pages import BROKEN, BUILDERS, KINDS, broken_variants, generate, make_page
 from vcoder.gui.policy import parse_cases
 
 CASES_PER_KIND = {"counter": 4, "todo": 5, "form": 5, "tabs": 3, "modal": 4, "accordion": 3}

@@ -13,13 +13,15 @@ This measures both axes exactly as the factor does (the screenshots' ``vcoder.me
   ``delete_half``, a site kind in its other style, the Design2Code-style predictions but ``hidden_text``);
 - gaming pages: every imitation of ``tests/rewards/gaming.py`` on the six shapes, and ``hidden_text.pred.html``.
 
-    PYTHONPATH=$PWD python experiments/free_zone.py [--small] [--seeds 8] [--out free_zone.json] [--rows rows.jsonl]
-    PYTHONPATH=$PWD python experiments/free_zone.py --from-rows rows.jsonl   # the report again, no rendering
+    python -m tests.rewards.free_zone [--small] [--seeds 8] [--out free_zone.json] [--rows rows.jsonl]
+    python -m tests.rewards.free_zone --from-rows rows.jsonl   # the report again, no rendering
 
 Prints one JSON document: the quantiles of each axis for honest and gaming pages (honest ones also by family, and the
 largest values by transform), the share of each set the factor charges with the constants in ``features.py`` now and
 with the ones before (``BEFORE``), the honest pages it charges, and each gaming page's ``[height_ratio,
 hidden_excess, charged]``. The measured rows of the last full run are ``experiments/results/free_zone_rows.jsonl``.
+It lives with the tests (it measures the rewards' internals; ``test_free_zone.py`` runs it small); it was
+``experiments/free_zone.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import argparse
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUANTILES = (0.5, 0.9, 0.95, 0.99, 1.0)
 #: honest attempts the project ships beside its gaming pages (the rest of ``variants`` are imitations)
 SHIPPED_HONEST = ("honest", "nudged", "delete_half")

@@ -1,17 +1,19 @@
-"""Interactive page kinds whose controls change state: a counter, a todo list, a signup form with validation.
+"""Id-named page kinds whose controls change state: a counter, a todo list, a signup form with validation.
 
-Builders follow the contract of :mod:`vcoder.data.interactive_parts`.
+Builders follow :mod:`vcoder.data.site_kinds.base`; the page shell is :func:`vcoder.data.site_kinds.pages.make_page`.
 """
 
 from __future__ import annotations
 
 import json
-import random
 
-from vcoder.data.interactive_parts import ITEMS, WORDS, Built, click, make_case, press, type_into
+from vcoder.data.site_kinds.base import WORDS, Built, Ctx, click, make_case, press, type_into
+
+ITEMS = ("Buy milk", "Call Sam", "Water plants", "Pay rent", "Read a book", "Fix the bike", "Book flights")
 
 
-def counter(rng: random.Random, broken: str | None) -> Built:
+def counter(ctx: Ctx) -> Built:
+    rng = ctx.rng
     start, step = rng.randint(0, 5), rng.randint(1, 3)
     body = (
         f'<div id="count" class="big" aria-live="polite">{start}</div>'
@@ -55,10 +57,11 @@ def counter(rng: random.Random, broken: str | None) -> Built:
         f"'\u2212 {step}' button (id dec) subtracts {step}, and a Reset button (id reset) restores {start} and shows "
         f"'Counter reset to {start}' in a status line (id status)"
     )
-    return body, js, cases, instruction
+    return Built(body, js, cases, instruction)
 
 
-def todo(rng: random.Random, broken: str | None) -> Built:
+def todo(ctx: Ctx) -> Built:
+    rng = ctx.rng
     first, second, new = rng.sample(ITEMS, 3)
     items = "".join(
         f'<li><input type="checkbox" class="toggle" data-i="{i}"> <span>{t}</span> '
@@ -125,10 +128,11 @@ def todo(rng: random.Random, broken: str | None) -> Built:
         "(in ul id todo-list) has a checkbox (class toggle) and a Delete button (class delete); a line (id "
         "todo-count) says 'N items left'"
     )
-    return body, js, cases, instruction
+    return Built(body, js, cases, instruction)
 
 
-def form(rng: random.Random, broken: str | None) -> Built:
+def form(ctx: Ctx) -> Built:
+    rng = ctx.rng
     name, submit = rng.choice(WORDS) + " Lee", rng.choice(("Sign up", "Create account", "Register"))
     email, password = f"{name.split()[0].lower()}@example.com", "s3cret-" + str(rng.randint(1000, 9999))
     fields = (
@@ -148,7 +152,7 @@ def form(rng: random.Random, broken: str | None) -> Built:
     )
     rules = (
         "return {};"
-        if broken == "validation_missing"
+        if ctx.broken == "validation_missing"
         else (
             "const e = {};\n  if (!d.name) e.name = 'Name is required';\n"
             "  if (!/^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$/.test(d.email)) e.email = 'Enter a valid email address';\n"
@@ -198,4 +202,4 @@ def form(rng: random.Random, broken: str | None) -> Built:
         "'Password must be at least 8 characters', 'Passwords do not match'; when valid, show 'Welcome, NAME!' "
         "(id success)"
     )
-    return body, js, cases, instruction
+    return Built(body, js, cases, instruction)

@@ -1,6 +1,6 @@
 """Pilot (issue 24): greedy episodes of saved web-agent policies on one of the recipe's evaluation splits (Chromium).
 
-    PYTHONPATH=$PWD python experiments/web_heldout_episodes.py --model /tmp/p-div --seed 0 --split validation
+    PYTHONPATH=$PWD python experiments/archive/web_heldout_episodes.py --model /tmp/p-div --seed 0 --split validation
 
 ``--split validation`` (default) is what pilots read and choose on; ``--split test`` is the reported split, scored once
 per recipe change. Both run on site instances no training task uses and share no entity, reference answer, URL or

@@ -1,12 +1,19 @@
-"""Deterministic interactive pages with structured test cases: training data for ``gui_agent_reward``.
+"""Id-named pages: 6 page kinds whose instruction names the element ids their test cases select (``#count``).
 
-Six kinds (counter, todo list, signup form with validation, tabs, modal, accordion), themed from a seed (title,
-accent colour, labels, items, numbers). Each page comes with the instruction a model would be given and the
-scripted test cases that grade it (see :mod:`vcoder.gui.policy`). Broken variants reproduce the bugs generated
-pages have: ``handler_removed`` (no script), ``wrong_element`` (listeners attached to the heading instead of the
-controls) and ``validation_missing`` (the form accepts anything; form pages only). The builders live in
-:mod:`vcoder.data.interactive_controls` (counter, todo, form) and :mod:`vcoder.data.interactive_widgets` (tabs,
-modal, accordion); what they share is in :mod:`vcoder.data.interactive_parts`.
+The older form of a site kind, kept byte for byte because Step-GRPO's ``dataset: site_tasks``, the curriculum's
+Step-GRPO kinds and the ORM's verdict logs (``vcoder orm collect``) are made from it; add new kinds to the request
+form (:mod:`vcoder.data.site_kinds`), not here. Six kinds (counter, todo list, signup form with validation, tabs,
+modal, accordion), themed from a seed (title, accent colour, labels, items, numbers). Each page comes with the
+instruction a model would be given and the scripted test cases that grade it (see :mod:`vcoder.gui.policy`); the
+builders (:mod:`.page_controls`: counter, todo, form; :mod:`.page_widgets`: tabs, modal, accordion) follow the
+contract of :mod:`vcoder.data.site_kinds.base` and their scripts attach listeners through ``wire(selector, event,
+fn)``, so :func:`make_page` can break the wiring in one place. Broken variants reproduce the bugs generated pages
+have: ``handler_removed`` (no script: the request form's ``handler_missing``), ``wrong_element`` (listeners attached
+to the heading instead of the controls) and ``validation_missing`` (the form accepts anything; form pages only).
+
+:func:`site_task` / :func:`site_tasks` turn a page into an instruction-only task (the model builds the page, not
+receives it): ``{"prompt", "instruction", "id", "test_cases" (a JSON string), "kind"}``. These tasks have no
+held-out split: any seed trains.
 
 Example:
     >>> page = make_page("counter", seed=3)
@@ -14,6 +21,9 @@ Example:
     True
     >>> rows = list(generate(4, seed=0)); rows[0]["kind"], isinstance(rows[0]["test_cases"], str)
     ('counter', True)
+    >>> rows = site_tasks(3, seed=0)
+    >>> [r["id"] for r in rows], "html" in rows[0]
+    (['counter-0', 'todo-0', 'form-0'], False)
 """
 
 from __future__ import annotations
@@ -23,22 +33,23 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from vcoder.data import interactive_controls, interactive_widgets
-from vcoder.data.interactive_parts import WORDS
+from vcoder.data.prompts import make_site_conversation
+from vcoder.data.site_kinds import page_controls, page_widgets
+from vcoder.data.site_kinds.base import ACCENTS, FONTS, WORDS, Ctx
 
-#: page kind -> builder (the contract is in :mod:`vcoder.data.interactive_parts`)
+__all__ = ["BROKEN", "BUILDERS", "KINDS", "broken_variants", "generate", "make_page", "site_task", "site_tasks"]
+
+#: page kind -> builder (the contract is in :mod:`vcoder.data.site_kinds.base`)
 BUILDERS = {
-    "counter": interactive_controls.counter,
-    "todo": interactive_controls.todo,
-    "form": interactive_controls.form,
-    "tabs": interactive_widgets.tabs,
-    "modal": interactive_widgets.modal,
-    "accordion": interactive_widgets.accordion,
+    "counter": page_controls.counter,
+    "todo": page_controls.todo,
+    "form": page_controls.form,
+    "tabs": page_widgets.tabs,
+    "modal": page_widgets.modal,
+    "accordion": page_widgets.accordion,
 }
 KINDS = tuple(BUILDERS)
 BROKEN = ("handler_removed", "wrong_element", "validation_missing")
-_ACCENTS = ("#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#4f46e5")
-_FONTS = ("system-ui, sans-serif", "Georgia, serif", "Verdana, sans-serif", "'Trebuchet MS', sans-serif")
 
 
 def broken_variants(kind: str) -> tuple[str, ...]:
@@ -47,7 +58,7 @@ def broken_variants(kind: str) -> tuple[str, ...]:
 
 
 def make_page(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[str, Any]:
-    """Build one interactive page and its test cases.
+    """Build one id-named page and its test cases.
 
     Args:
         kind: one of ``KINDS``.
@@ -63,8 +74,9 @@ def make_page(kind: str, seed: int = 0, *, broken: str | None = None) -> dict[st
         raise ValueError(f"broken={broken!r} does not apply to {kind!r}; choose one of {broken_variants(kind)}")
     rng = random.Random(f"{kind}:{seed}")
     title = f"{rng.choice(WORDS)} {kind.capitalize()}"
-    accent, font = rng.choice(_ACCENTS), rng.choice(_FONTS)
-    body, js, cases, what = BUILDERS[kind](rng, broken)
+    accent, font = rng.choice(ACCENTS), rng.choice(FONTS)
+    built = BUILDERS[kind](Ctx(rng, broken))
+    body, js, cases, what = built.body, built.js, built.cases, built.request
     # wrong_element: every listener lands on the heading, as when a generated script queries the wrong id
     target = "'h1'" if broken == "wrong_element" else "sel"
     script = (
@@ -111,3 +123,31 @@ def generate(n: int, seed: int = 0, *, kinds: tuple[str, ...] = KINDS) -> Iterat
             "instruction": page["instruction"],
             "kind": kind,
         }
+
+
+def site_task(kind: str, seed: int = 0) -> dict[str, Any]:
+    """One task: the instruction and test cases of ``make_page(kind, seed)``, without its HTML."""
+    page = make_page(kind, seed)
+    return {
+        "prompt": make_site_conversation(page["instruction"]),
+        "instruction": page["instruction"],
+        "id": f"{kind}-{seed}",
+        "test_cases": json.dumps(page["test_cases"]),
+        "kind": kind,
+    }
+
+
+def site_tasks(n: int, seed: int = 0, *, kinds: tuple[str, ...] = KINDS) -> list[dict[str, Any]]:
+    """``n`` tasks cycling through ``kinds`` (task ``i`` uses seed ``seed + i // len(kinds)``); ids are unique.
+
+    Raises:
+        ValueError: ``n < 0``, no kinds, or an unknown kind (the known ones are named).
+    """
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if not kinds:
+        raise ValueError(f"kinds is empty; choose among {', '.join(KINDS)}")
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise ValueError(f"unknown page kinds {unknown}; choose among {', '.join(KINDS)}")
+    return [site_task(kinds[i % len(kinds)], seed + i // len(kinds)) for i in range(n)]

@@ -7,7 +7,7 @@ dropped), the same reference page (markup without its title, and script); and th
 per site kind over many seeds. Runs on the code it is imported with, so the same script measures a branch before
 and after a change:
 
-    PYTHONPATH=. python experiments/split_overlap.py [--seeds 3000]
+    PYTHONPATH=. python experiments/archive/split_overlap.py [--seeds 3000]
 """
 
 from __future__ import annotations

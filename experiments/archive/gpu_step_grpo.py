@@ -1,8 +1,8 @@
 """Device check (issue 20): one Step-GRPO step through vcoder's own pipeline on random weights built from the
 Qwen2.5-Coder-7B config, with its timing and peak GPU memory.
 
-    PYTHONPATH=$PWD python experiments/gpu_step_grpo.py --out /dev/shm/gpu-step --json gpu_step.json
-    PYTHONPATH=$PWD nice -n 15 python experiments/gpu_step_grpo.py --tiny --out /tmp/gpu-step   # CPU, same path
+    PYTHONPATH=$PWD python experiments/archive/gpu_step_grpo.py --out /dev/shm/gpu-step --json gpu_step.json
+    PYTHONPATH=$PWD nice -n 15 python experiments/archive/gpu_step_grpo.py --tiny --out /tmp/gpu-step   # CPU, same path
 
 What is real: the recipe (``configs/step_grpo/qwen2_5_coder_7b.yaml`` parsed by ``make_parser`` / ``parse_recipe``,
 overridden only where this check must: no vLLM, generated counter tasks, two turns of at most ``--turn-tokens``
@@ -165,7 +165,7 @@ def recipe_argv(a, model_dir: Path, run_dir: Path, device: str) -> list[str]:
     # a random policy never ends a reply: under the recipe's masking every sampled trajectory would leave the loss
     argv += ["--mask_truncated_completions", "false"]
     argv += ["--judge_base_url", "", "--gui_base_url", "", "--verdict_log", ""]
-    # vcoder's own format (the recipe now rolls out in the seed's: experiments/gpu_seed_step.py checks that one)
+    # vcoder's own format (the recipe now rolls out in the seed's: experiments/archive/gpu_seed_step.py checks that one)
     argv += ["--agent_format", "vcoder"]
     if a.lora:
         argv += ["--use_peft", "true", "--lora_r", "16", "--lora_alpha", "32", "--lora_target_modules", "all-linear"]

@@ -5,7 +5,7 @@ instances (below 1000000: :data:`vcoder.browse.splits.INSTANCE_BASE`). Tasks sha
 intent) with the recipe's validation or test split are left out, so nothing held out is trained on. Rows as
 ``vcoder curriculum web-sft`` writes them (``sft_element_comment`` on).
 
-    PYTHONPATH=$PWD python experiments/web_more_demos.py --instances 5 6 7 8 --out /tmp/more.jsonl
+    PYTHONPATH=$PWD python experiments/archive/web_more_demos.py --instances 5 6 7 8 --out /tmp/more.jsonl
 """
 
 from __future__ import annotations

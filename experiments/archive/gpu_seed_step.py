@@ -1,8 +1,8 @@
 """Device check (issue 37): one or two Step-GRPO steps IN THE SEED'S FORMAT (``agent_format: webgen_agent``) on random
 weights built from the Qwen2.5-Coder-7B config, with per-step timings, tokens, step rewards and peak GPU memory.
 
-    PYTHONPATH=$PWD python experiments/gpu_seed_step.py --out /tmp/gpu37 --max-new-tokens 2048   # one GPU
-    PYTHONPATH=$PWD nice -n 19 python experiments/gpu_seed_step.py --tiny      # CPU, same path (~1-3 min)
+    PYTHONPATH=$PWD python experiments/archive/gpu_seed_step.py --out /tmp/gpu37 --max-new-tokens 2048   # one GPU
+    PYTHONPATH=$PWD nice -n 19 python experiments/archive/gpu_seed_step.py --tiny      # CPU, same path (~1-3 min)
 
 The figures (JSON) are printed and written to ``$OUT/gpu37.json`` when ``$OUT`` is set (or ``--json PATH``). On the
 lent device TRL, datasets, dill and multiprocess are not installed: carry their wheels (``.whl``, see
@@ -24,8 +24,8 @@ What is a STUB (:class:`StubSeedServices`; the device has no Chromium, no sandbo
   fixed sentence;
 - the GUI test is not run: its grade is 4 when index.html holds a ``<button>``, else 1 (no WebVoyager, no summary LLM).
 
-Other overrides, as in ``experiments/gpu_step_grpo.py`` (issue 20): transformers ``generate`` (``TransformersTurns``;
-no vLLM on the device); one process, bf16 weights with no fp32 master copy (no DeepSpeed); the project's tiny offline
+Other overrides, as in ``experiments/archive/gpu_step_grpo.py`` (issue 20): transformers ``generate``
+(``TransformersTurns``; no vLLM on the device); one process, bf16 weights with no fp32 master copy (no DeepSpeed); the project's tiny offline
 BPE tokenizer with Qwen2.5's chat template (the model keeps 152064 rows); the task is one WebGen-Instruct-shaped
 request written to the scratch folder (the recipe's ``dataset: webgen_instruct``, its file is not on the device);
 ``max_turn_tokens`` is ``--max-new-tokens`` (the seed's 9000 does not fit a few minutes of ``generate``: a random
@@ -50,8 +50,8 @@ from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from experiments.gpu_step_grpo import QWEN2_5_CODER_7B, TINY, build_model, changed, weight_sample  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from experiments.archive.gpu_step_grpo import QWEN2_5_CODER_7B, TINY, build_model, changed, weight_sample  # noqa: E402
 
 STUB_NOTE = (
     "STUB grader: no Chromium, sandbox or VLM on the device; appearance = min(5, distinct HTML elements of index.html),"

@@ -12,7 +12,7 @@ and of the held-out tasks' demonstrations:
   file, which must be that split's ``demos.jsonl``);
 - ``id_given_note``: the right element id among the steps whose note is right.
 
-    PYTHONPATH=$PWD python experiments/web_entity_copy.py --train sft-0/demos.jsonl --held held0.jsonl \\
+    PYTHONPATH=$PWD python experiments/archive/web_entity_copy.py --train sft-0/demos.jsonl --held held0.jsonl \\
         --out /tmp/p-words --split-words --steps 770 --eval-at 400,770
 
 Or ``--model DIR --steps 0`` to measure a saved policy. One JSON line per evaluation on stdout.

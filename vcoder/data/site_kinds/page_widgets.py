@@ -1,16 +1,37 @@
-"""Interactive page kinds that show and hide content: tabs, a modal dialog, an accordion.
+"""Id-named page kinds that show and hide content: tabs, a modal dialog, an accordion.
 
-Builders follow the contract of :mod:`vcoder.data.interactive_parts`.
+Builders follow :mod:`vcoder.data.site_kinds.base`; the page shell is :func:`vcoder.data.site_kinds.pages.make_page`.
 """
 
 from __future__ import annotations
 
 import random
 
-from vcoder.data.interactive_parts import WORDS, Built, click, make_case, pick_topics, press, type_into
+from vcoder.data.site_kinds.base import WORDS, Built, Ctx, click, make_case, press, type_into
+
+TOPICS = (
+    ("Overview", "Profile", "Billing", "Security", "Shipping", "Returns", "Pricing", "Support"),
+    (
+        "Fast delivery in two days.",
+        "Plans start at nine dollars.",
+        "Two-factor sign-in is on.",
+        "Returns are free for a month.",
+        "Chat with us around the clock.",
+        "Your data stays private.",
+        "Invoices are emailed monthly.",
+        "Orders ship from three warehouses.",
+    ),
+)
 
 
-def tabs(rng: random.Random, broken: str | None) -> Built:
+def pick_topics(rng: random.Random, n: int = 3) -> tuple[list[str], list[str]]:
+    """``n`` distinct topics: their names (tab or section titles) and their texts (panel contents)."""
+    idx = rng.sample(range(len(TOPICS[0])), n)
+    return [TOPICS[0][i] for i in idx], [TOPICS[1][i] for i in idx]
+
+
+def tabs(ctx: Ctx) -> Built:
+    rng = ctx.rng
     names, texts = pick_topics(rng)
     tabs = "".join(
         f'<button role="tab" id="tab-{i}" aria-selected="{str(i == 1).lower()}" aria-controls="panel-{i}">{n}</button>'
@@ -51,10 +72,11 @@ def tabs(rng: random.Random, broken: str | None) -> Built:
         f"active one) switching panels (ids panel-1..panel-3) that say '{texts[0]}', '{texts[1]}', '{texts[2]}'; "
         "only the active panel is visible"
     )
-    return body, js, cases, instruction
+    return Built(body, js, cases, instruction)
 
 
-def modal(rng: random.Random, broken: str | None) -> Built:
+def modal(ctx: Ctx) -> Built:
+    rng = ctx.rng
     label, who = rng.choice(("Subscribe", "Join the list", "Get updates")), rng.choice(WORDS)
     body = (
         f'<button id="open-modal">{label}</button><p id="result" role="status"></p>'
@@ -96,10 +118,11 @@ def modal(rng: random.Random, broken: str | None) -> Built:
         "modal-name), Confirm (id confirm-modal) and Cancel (id close-modal) buttons; Confirm closes it and shows "
         "'Confirmed: NAME' (id result), Cancel or Escape closes it and shows 'Cancelled'"
     )
-    return body, js, cases, instruction
+    return Built(body, js, cases, instruction)
 
 
-def accordion(rng: random.Random, broken: str | None) -> Built:
+def accordion(ctx: Ctx) -> Built:
+    rng = ctx.rng
     names, texts = pick_topics(rng)
     body = "".join(
         f'<h3><button id="acc-h-{i}" aria-expanded="false" aria-controls="acc-p-{i}">{n}</button></h3>'
@@ -136,4 +159,4 @@ def accordion(rng: random.Random, broken: str | None) -> Built:
         f"an accordion with sections '{names[0]}', '{names[1]}', '{names[2]}': header buttons (ids acc-h-1..acc-h-3, "
         "aria-expanded) toggle panels (ids acc-p-1..acc-p-3) that are hidden at first; opening one closes the others"
     )
-    return body, js, cases, instruction
+    return Built(body, js, cases, instruction)

@@ -1,4 +1,4 @@
-"""site_tasks: instruction-only tasks from the interactive generator (the model builds the page, not receives it)."""
+"""site_tasks: instruction-only tasks from the id-named page generator (the model builds the page, not receives it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from vcoder.data import site_tasks
-from vcoder.data.interactive import KINDS, make_page
+from vcoder.data.site_kinds.pages import KINDS, make_page
 from vcoder.gui.policy import parse_cases
 from vcoder.sites.records import SiteTask
 
