@@ -219,13 +219,19 @@ async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, o
     return {"messages": [dict(m) for m in result.messages]}, meta
 
 
-async def agenerate(tasks: Sequence[dict[str, Any]], *, grader: SiteGrader, options: TrajectoryOptions) -> list[tuple]:
-    """``(record or None, meta)`` per task, in order; at most ``options.concurrency`` episodes at once."""
+async def agenerate(
+    tasks: Sequence[dict[str, Any]], *, grader: Any, options: TrajectoryOptions, run: Any = None
+) -> list[tuple]:
+    """``(record or None, meta)`` per task, in order; at most ``options.concurrency`` episodes at once.
+
+    ``run`` plays one trajectory, ``(task, index, grader, options) -> (record, meta)`` (default:
+    :func:`run_trajectory`; WebGen-Agent's format: :func:`vcoder.sites.seed_trajectories.run_seed_trajectory`)."""
     gate = asyncio.Semaphore(options.concurrency)
+    run = run or run_trajectory
 
     async def one(i: int, task: dict[str, Any]):
         async with gate:
-            return await run_trajectory(task, i, grader, options)
+            return await run(task, i, grader, options)
 
     return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(tasks))))
 
@@ -251,7 +257,12 @@ def write_trajectories(
     """
     options = options or TrajectoryOptions()
     grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=options.expect_timeout_ms))
-    results = asyncio.run(agenerate(tasks, grader=grader, options=options))
+    return write_records(out, asyncio.run(agenerate(tasks, grader=grader, options=options)))
+
+
+def write_records(out: str | Path, results: Sequence[tuple[dict | None, dict]]) -> dict[str, Any]:
+    """Write the kept ``(record, meta)`` pairs to ``out`` (JSONL, messages only) and ``out.meta.jsonl`` (line for
+    line); a pair whose record is None is dropped. Returns the summary of :func:`write_trajectories`."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     meta_path = out.with_name(out.name + ".meta.jsonl")
