@@ -55,6 +55,9 @@ def build_trainer(
 
     check_model_path(model_args.model_name_or_path)
     check_step_config(script_args, training_args)
+    if grader is None and script_args.agent_format == "webgen_agent" and not script_args.judge_base_url:
+        # the grader built from the recipe needs the seed's VLM (a caller may hand in its own, e.g. offline ones)
+        raise ValueError("agent_format=webgen_agent needs judge_base_url and judge_model: the seed's VLM")
     if train_dataset is None:
         train_dataset = Dataset.from_list(task_rows(script_args))
     # TRL loads the model by name (and the reference from the same name): hand it the shared loading arguments
