@@ -18,6 +18,9 @@ Everything runs on a CPU without network:
    first- vs last-turn accuracy), curves, ``summary.json`` (with the split scored and its digest, and the training digest).
 
 The recipes are ordinary pipeline recipes (parsed by the same parsers as ``vcoder train``), only embedded here.
+Every stage speaks one turn format, chosen once (``agent_format_name``, ``--agent-format``; see
+:mod:`vcoder.pipelines.agent_quickstart.formats`): vcoder's own, or WebGen-Agent's (Bolt markup, its system prompt,
+feedback, malformed rules and step reward), on the same splits.
 """
 
 from __future__ import annotations
