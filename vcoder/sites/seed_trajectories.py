@@ -40,6 +40,7 @@ from vcoder.sites.trajectories import (
     other_site,
     replay_policy,
     site_files,
+    trajectory_meta,
     write_records,
 )
 
@@ -116,19 +117,7 @@ async def run_seed_trajectory(task: dict[str, Any], index: int, services: SeedSe
         planned = {**planned, "replies": [planned["replies"][0], VALIDATED, FINISH], "flaw": None}
         result = await play(planned["replies"])
     code = [s for s in result.steps if not s.finish and not s.notes]
-    meta = {
-        "id": task["id"],
-        "kind": task["kind"],
-        "seed": task["seed"],
-        "split": task.get("split"),
-        "flaw": planned["flaw"],
-        "flawed_turns": [] if planned["flaw"] is None else [1],
-        "layout": planned["layout"],
-        "rewards": result.step_rewards,
-        "gui": [s.gui for s in result.steps],
-        "max_turns": len(planned["replies"]),
-        "agent_format": "webgen_agent",
-    }
+    meta = {**trajectory_meta(task, planned, result), "agent_format": "webgen_agent"}
     malformed = [s.turn for s in result.steps if s.malformed]
     if result.error or not result.finished or malformed or not code or code[-1].gui != 1.0:
         why = f"malformed turns {malformed}" if malformed else f"last code turn gui={code[-1].gui if code else None}"

@@ -182,6 +182,24 @@ def episode_options(n_replies: int, overrides: dict[str, Any] | None = None) -> 
     return EpisodeOptions(**{**(overrides or {}), "max_turns": n_replies})
 
 
+def trajectory_meta(task: dict[str, Any], planned: dict[str, Any], result: Any) -> dict[str, Any]:
+    """What a played trajectory is (its ``.meta.jsonl`` line): the task, its flaw and layout, the step rewards and
+    grades, and how many replies were scripted."""
+    return {
+        "id": task["id"],
+        "kind": task["kind"],
+        "seed": task["seed"],
+        "split": task.get("split"),
+        "flaw": planned["flaw"],
+        # assistant turns (1-based) that are flawed on purpose: a trainer may keep them out of the loss
+        "flawed_turns": [] if planned["flaw"] is None else [1],
+        "layout": planned["layout"],
+        "rewards": result.step_rewards,
+        "gui": [s.gui for s in result.steps],
+        "max_turns": len(planned["replies"]),
+    }
+
+
 async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, options: TrajectoryOptions):
     """One trajectory: ``(record, meta)``, or ``(None, meta)`` when it does not end in a passing site."""
     planned = plan(task, index, options)
@@ -194,24 +212,12 @@ async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, o
         # a broken variant that happens to pass every case: the trajectory is a right first attempt
         logger.info("trajectory %s: the %s attempt passed, kept as a right one", task["id"], planned["flaw"])
         replies = [replies[0], FINISH_NOTE]
-        planned = {**planned, "flaw": None}
+        planned = {**planned, "replies": replies, "flaw": None}
         result = await run_site_episode(
             task, replay_policy(replies), grader=grader, options=episode_options(len(replies), options.episode)
         )
     last = [s for s in result.steps if not s.malformed]
-    meta = {
-        "id": task["id"],
-        "kind": task["kind"],
-        "seed": task["seed"],
-        "split": task.get("split"),
-        "flaw": planned["flaw"],
-        # assistant turns (1-based) that are flawed on purpose: a trainer may keep them out of the loss
-        "flawed_turns": [] if planned["flaw"] is None else [1],
-        "layout": planned["layout"],
-        "rewards": result.step_rewards,
-        "gui": [s.gui for s in result.steps],
-        "max_turns": len(replies),
-    }
+    meta = trajectory_meta(task, planned, result)
     if result.error or not result.finished or not last or last[-1].gui != 1.0:
         meta["error"] = result.error or f"the final site scored gui={last[-1].gui if last else None}, not 1.0"
         logger.warning("trajectory %s dropped: %s", task["id"], meta["error"])
