@@ -1,4 +1,5 @@
-"""One-step GRPO configurations for tests: the tiny offline VLM on the CPU, nothing saved or reported."""
+"""Trainer helpers for tests: one-step GRPO configurations (the tiny offline VLM on the CPU, nothing saved or
+reported) and a comparison of saved weights."""
 
 from __future__ import annotations
 
@@ -26,3 +27,20 @@ def cpu_grpo_config(run_dir: str | Path, **overrides: Any):
     )
     settings.update(overrides)
     return GRPOConfig(**settings)
+
+
+def same_weights(a: str, b: str) -> bool:
+    """Whether two saved model folders hold identical tensors."""
+    from pathlib import Path
+
+    import torch
+    from safetensors.torch import load_file
+
+    def tensors(folder: str) -> dict:
+        out = {}
+        for path in sorted(Path(folder).glob("*.safetensors")):
+            out.update(load_file(str(path)))
+        return out
+
+    left, right = tensors(a), tensors(b)
+    return bool(left) and left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)

@@ -51,7 +51,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from experiments.archive.gpu_step_grpo import QWEN2_5_CODER_7B, TINY, build_model, changed, weight_sample  # noqa: E402
+from experiments.archive.gpu_step_grpo import (  # noqa: E402
+    QWEN2_5_CODER_7B,
+    TINY,
+    build_model,
+    changed,
+    report,
+    train_measured,
+)
 
 STUB_NOTE = (
     "STUB grader: no Chromium, sandbox or VLM on the device; appearance = min(5, distinct HTML elements of index.html),"
@@ -361,16 +368,7 @@ def main() -> None:
     canned = ScriptedTurns(tokenizer, [CANNED], trainer.eos_token_ids)
     clock = Clock(trainer, group, 1, canned, device)
     trainer.add_callback(clock.callback())
-    if device == "cuda":
-        figures["gpu_mem_after_load_gib"] = round(torch.cuda.memory_allocated() / 2**30, 2)
-        torch.cuda.reset_peak_memory_stats()
-    before = weight_sample(trainer.model)
-    t0 = time.perf_counter()
-    trainer.train()
-    figures["train_s"] = round(time.perf_counter() - t0, 1)
-    if device == "cuda":
-        figures["peak_gpu_mem_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
-        figures["peak_gpu_reserved_gib"] = round(torch.cuda.max_memory_reserved() / 2**30, 2)
+    before = train_measured(trainer, device, figures)
     figures["steps"] = clock.steps
     figures["stub_judge_calls"] = dict(judge.calls)
     figures["log_history"] = [
@@ -379,13 +377,7 @@ def main() -> None:
         for h in trainer.state.log_history
     ]
     figures["weights"] = changed(before, trainer.model)
-    text = json.dumps(figures, indent=1, default=str)
-    print(text)
-    if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(text + "\n")
-    if not a.out:
-        shutil.rmtree(root, ignore_errors=True)
+    report(figures, a.json, root, keep=bool(a.out))
 
 
 if __name__ == "__main__":

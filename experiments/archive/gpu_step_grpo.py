@@ -199,6 +199,37 @@ def changed(before: dict, model) -> dict:
     return {"sampled": total, "changed_share": round(moved / max(total, 1), 6), "max_abs_change": largest}
 
 
+def train_measured(trainer, device: str, figures: dict) -> dict:
+    """Train, adding to ``figures`` the GPU memory after loading and at its peak (on CUDA) and the train time.
+
+    Returns:
+        A sample of the weights taken before training (for :func:`changed`)."""
+    import torch
+
+    if device == "cuda":
+        figures["gpu_mem_after_load_gib"] = round(torch.cuda.memory_allocated() / 2**30, 2)
+        torch.cuda.reset_peak_memory_stats()
+    before = weight_sample(trainer.model)
+    t0 = time.perf_counter()
+    trainer.train()
+    figures["train_s"] = round(time.perf_counter() - t0, 1)
+    if device == "cuda":
+        figures["peak_gpu_mem_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+        figures["peak_gpu_reserved_gib"] = round(torch.cuda.max_memory_reserved() / 2**30, 2)
+    return before
+
+
+def report(figures: dict, json_path: str | None, root: Path, keep: bool) -> None:
+    """Print the figures as JSON, write them to ``json_path`` too (when given), and remove ``root`` unless ``keep``."""
+    text = json.dumps(figures, indent=1, default=str)
+    print(text)
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(text + "\n")
+    if not keep:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tiny", action="store_true", help="tiny dims on the CPU (same code path)")
@@ -281,16 +312,7 @@ def main() -> None:
             step_times.append(round(time.perf_counter() - self.start, 3))
 
     trainer.add_callback(StepClock())
-    if device == "cuda":
-        figures["gpu_mem_after_load_gib"] = round(torch.cuda.memory_allocated() / 2**30, 2)
-        torch.cuda.reset_peak_memory_stats()
-    before = weight_sample(trainer.model)
-    t0 = time.perf_counter()
-    trainer.train()
-    figures["train_s"] = round(time.perf_counter() - t0, 1)
-    if device == "cuda":
-        figures["peak_gpu_mem_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
-        figures["peak_gpu_reserved_gib"] = round(torch.cuda.max_memory_reserved() / 2**30, 2)
+    before = train_measured(trainer, device, figures)
     figures.update(
         num_generations=group,
         scripted_per_group=a.scripted,
@@ -304,12 +326,7 @@ def main() -> None:
         weights=changed(before, trainer.model),
     )
     figures["generate_tokens_per_s"] = round(figures["tokens_generated"] / max(figures["generate_s"], 1e-9), 1)
-    text = json.dumps(figures, indent=1, default=str)
-    print(text)
-    if a.json:
-        Path(a.json).write_text(text + "\n")
-    if not a.out:
-        shutil.rmtree(root, ignore_errors=True)
+    report(figures, a.json, root, keep=bool(a.out))
 
 
 if __name__ == "__main__":

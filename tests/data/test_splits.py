@@ -215,3 +215,19 @@ def test_split_names_shares_and_digest():
     shares = [content_split(str(i), salt="t") for i in range(4000)]
     assert 0.77 < shares.count("train") / 4000 < 0.83 and 0.08 < shares.count("test") / 4000 < 0.12
     assert split_digest(["a", "b"]) == split_digest(["b", "a", "a"]) != split_digest(["a"])
+
+
+def test_the_agent_quickstart_draws_the_recorded_splits():
+    """The shared draw (``vcoder.data.splits.draw_split``) gives the digests the recorded results name: the test
+    split's of experiments/results/agent_quickstart/seed*.json and each seed's training tasks'."""
+    from vcoder.pipelines.agent_quickstart import DATA
+    from vcoder.pipelines.agent_quickstart.run import draw_tasks
+
+    trains = {0: "8ad71516f7c37d1e", 1: "cd58386317e5a341", 2: "c00e3a65ac44e953"}
+    for seed, train in trains.items():
+        drawn = draw_tasks(DATA["n_train"], DATA["n_heldout"], seed=seed, split="test")
+        assert drawn.record() == {"split": "test", "split_digest": "a3763017efd6927a", "train_digest": train}
+        validation = draw_tasks(DATA["n_train"], DATA["n_heldout"], seed=seed, split="validation")
+        assert validation.split_digest == "616f0414a2c15779" and validation.train_digest == train
+    with pytest.raises(ValueError, match="cannot be scored"):
+        draw_tasks(4, 4, seed=0, split="train")

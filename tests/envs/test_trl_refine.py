@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from unittest.mock import patch
-
 import pytest
 
-from tests.envs.scripted import ScriptedGenerate, tool_call
-from tests.trainers import cpu_grpo_config
+from tests.envs.scripted import tool_call
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -16,16 +12,14 @@ REF = "<html><body style='margin:0'><h1>Hello</h1><p>A page of text.</p></body><
 ATTEMPT = "<html><body><h1>Hello</h1></body></html>"
 
 
-def test_refine_env_under_grpo_trainer(tool_vlm_dir, pool, tmp_path):
+def test_refine_env_under_grpo_trainer(tool_vlm_dir, pool, train_with_env):
     from datasets import Dataset
     from transformers import AutoModelForImageTextToText, AutoProcessor
-    from trl import GRPOTrainer
 
     from vcoder.envs.refine import RefineSettings
     from vcoder.envs.trl import refine_environment
     from vcoder.images import to_pil
 
-    os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
     shot = to_pil(pool.render(REF, width=320, height=240).image)
     rows = Dataset.from_list(
         [{"prompt": [{"role": "user", "content": "Write the HTML of this page."}], "image": shot, "html": REF}] * 2
@@ -40,25 +34,8 @@ def test_refine_env_under_grpo_trainer(tool_vlm_dir, pool, tmp_path):
         envs.append(env)
         return env
 
-    args = cpu_grpo_config(
-        tmp_path, per_device_train_batch_size=2, num_generations=2, max_steps=2, max_completion_length=512
-    )
-    trainer = GRPOTrainer(
-        model=model, processing_class=processor, args=args, train_dataset=rows, environment_factory=factory
-    )
-    scripted = ScriptedGenerate(processor.tokenizer, [tool_call("render", html=ATTEMPT), "Done.<|im_end|>"])
-    batches = []
-    score = trainer._generate_and_score_completions
-
-    def recorded(inputs):
-        batches.append(score(inputs))
-        return batches[-1]
-
-    with (
-        patch.object(trainer.model, "generate", side_effect=scripted),
-        patch.object(trainer, "_generate_and_score_completions", side_effect=recorded),
-    ):
-        trainer.train()
+    replies = [tool_call("render", html=ATTEMPT), "Done.<|im_end|>"]
+    trainer, scripted, batches = train_with_env(model, processor, rows, factory, replies, max_completion_length=512)
 
     logs = trainer.state.log_history
     step_logs = [entry for entry in logs if "rewards/RefineEnv/mean" in entry]

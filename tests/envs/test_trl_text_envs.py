@@ -3,48 +3,19 @@ causal LM, 2 steps each: the tools run the real episodes (grading with the task'
 
 from __future__ import annotations
 
-import os
-from unittest.mock import patch
-
 import pytest
 
-from tests.envs.scripted import ScriptedGenerate, tool_call
-from tests.trainers import cpu_grpo_config
+from tests.envs.scripted import tool_call
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _train(model_dir, tmp_path, factory, rows, replies):
-    from datasets import Dataset
+def _train(train_with_env, model_dir, factory, rows, replies):
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import GRPOTrainer
 
-    os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir)
-    args = cpu_grpo_config(
-        tmp_path, per_device_train_batch_size=2, num_generations=2, max_steps=2, max_completion_length=3000
-    )
-    trainer = GRPOTrainer(
-        model=model,
-        processing_class=tokenizer,
-        args=args,
-        train_dataset=Dataset.from_list(rows),
-        environment_factory=factory,
-    )
-    scripted = ScriptedGenerate(tokenizer, replies)
-    batches = []
-    score = trainer._generate_and_score_completions
-
-    def recorded(inputs):
-        batches.append(score(inputs))
-        return batches[-1]
-
-    with (
-        patch.object(trainer.model, "generate", side_effect=scripted),
-        patch.object(trainer, "_generate_and_score_completions", side_effect=recorded),
-    ):
-        trainer.train()
+    trainer, scripted, batches = train_with_env(model, tokenizer, rows, factory, replies, max_completion_length=3000)
     written = sum(len(ids) for ids in scripted.reply_ids())
     for batch in batches:  # the environment's tokens are masked from the loss: only the model's replies count
         loss_mask = batch["completion_mask"] * batch["tool_mask"]
@@ -53,7 +24,7 @@ def _train(model_dir, tmp_path, factory, rows, replies):
     return trainer.state.log_history, scripted
 
 
-def test_site_env_under_grpo_trainer(tool_lm_dir, tmp_path):
+def test_site_env_under_grpo_trainer(tool_lm_dir, train_with_env):
     from vcoder.data.site_kinds.pages import make_page
     from vcoder.envs.trl import site_environment
     from vcoder.sites.records import EpisodeOptions
@@ -71,7 +42,7 @@ def test_site_env_under_grpo_trainer(tool_lm_dir, tmp_path):
     )
     calls = tool_call("write_file", path="index.html", content=page["html"]).removesuffix("<|im_end|>")
     replies = [calls + "\n" + tool_call("build"), "Done.<|im_end|>"]
-    logs, scripted = _train(tool_lm_dir, tmp_path, site_environment(options, show_images=False), rows, replies)
+    logs, scripted = _train(train_with_env, tool_lm_dir, site_environment(options, show_images=False), rows, replies)
     steps = [entry for entry in logs if "rewards/SiteEnv/mean" in entry]
     assert len(steps) == 2
     assert steps[-1]["tools/call_frequency"] == pytest.approx(2.0)  # write_file and build, in every rollout
@@ -82,7 +53,7 @@ def test_site_env_under_grpo_trainer(tool_lm_dir, tmp_path):
     assert "Functionality" in after  # the build's feedback reached the model's next turn
 
 
-def test_browse_env_under_grpo_trainer(tool_lm_dir, tmp_path):
+def test_browse_env_under_grpo_trainer(tool_lm_dir, train_with_env):
     import json
 
     from vcoder.browse.generate import generate_tasks
@@ -96,7 +67,7 @@ def test_browse_env_under_grpo_trainer(tool_lm_dir, tmp_path):
         tool_call("act", action=f'exit(message="{answer}")'),
         "Done.<|im_end|>",
     ]
-    logs, scripted = _train(tool_lm_dir, tmp_path, browse_environment(step_budget=4), rows, replies)
+    logs, scripted = _train(train_with_env, tool_lm_dir, browse_environment(step_budget=4), rows, replies)
     steps = [entry for entry in logs if "rewards/BrowseEnv/mean" in entry]
     assert len(steps) == 2
     assert steps[-1]["tools/call_frequency"] == pytest.approx(2.0)  # a scroll, then exit with the answer

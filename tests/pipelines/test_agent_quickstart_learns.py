@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.trainers import same_weights
+
 # Step-GRPO trains on these training tasks, 8 trajectories each, every task in every step.
 TASKS = 2
 STEPS = 3
@@ -81,23 +83,6 @@ def step_grpo(folder, sft_dir: str, tasks: list, *, grader, seed: int, learning_
     recipe.update(learning_rate=learning_rate)
     quickstart.train_step_grpo(recipe, Dataset.from_list(tasks), grader=grader, progress=False)
     return out
-
-
-def same_weights(a: str, b: str) -> bool:
-    """Whether two saved model folders hold identical tensors."""
-    from pathlib import Path
-
-    import torch
-    from safetensors.torch import load_file
-
-    def tensors(folder: str) -> dict:
-        out = {}
-        for path in sorted(Path(folder).glob("*.safetensors")):
-            out.update(load_file(str(path)))
-        return out
-
-    left, right = tensors(a), tensors(b)
-    return bool(left) and left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)
 
 
 def step_grpo_probe(folder, sft_dir: str, tasks: list, validation: list, *, pool, seed: int = 0) -> dict:

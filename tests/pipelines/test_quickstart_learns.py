@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.trainers import same_weights
 from vcoder.pipelines.quickstart import DATA, SFT_RECIPE
 
 # GRPO trains on these pages themselves, 8 completions each a generation (64 a step, the quickstart's batch).
@@ -37,23 +38,6 @@ CONTROL_STEPS = 2
 # 2026-11-27 with a copy at 60 SFT and 2 GRPO steps (the recipe's 480 and this test's 12 were not run since): validation
 # init 0.006, lr-0 0.006, SFT 1.641, GRPO 1.594; with LEARNING_RATE_SCALE = 0 every figure stays 0.006 and this fails
 MARGIN = 0.5
-
-
-def same_weights(a: str, b: str) -> bool:
-    """Whether two saved model folders hold identical tensors."""
-    from pathlib import Path
-
-    import torch
-    from safetensors.torch import load_file
-
-    def tensors(folder: str) -> dict:
-        out = {}
-        for path in sorted(Path(folder).glob("*.safetensors")):
-            out.update(load_file(str(path)))
-        return out
-
-    left, right = tensors(a), tensors(b)
-    return bool(left) and left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)
 
 
 def sft_then_grpo(folder, init: str, rows: list, probe: list, *, scale: float, sft_steps: int, grpo_steps: int):

@@ -315,10 +315,12 @@ def test_texts_match_the_seed_by_structure(capsys):
 
 
 def test_step_grpo_arguments_switch_the_format(tmp_path):
+    from vcoder.pipelines import step_grpo
     from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
 
+    # the grader built from the recipe needs the seed's VLM; a caller that hands in its own grader does not
     with pytest.raises(ValueError, match="judge_base_url"):
-        StepGRPOScriptArguments(agent_format="webgen_agent")
+        step_grpo.build_trainer(StepGRPOScriptArguments(agent_format="webgen_agent"), None, None)
     with pytest.raises(ValueError, match="agent_format"):
         StepGRPOScriptArguments(agent_format="seed")
     (tmp_path / "system.txt").write_text("The published prompt.")

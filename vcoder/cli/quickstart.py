@@ -56,6 +56,13 @@ def add_parser(subparsers, name: str) -> None:
         help="change a key of the GRPO stage's recipe (repeatable; VALUE read as YAML), e.g. "
         "--grpo-set multi_objective_aggregation=normalize_then_sum (GDPO: each reward normalised in its group)",
     )
+    parser.add_argument(
+        "--agent-format",
+        default="vcoder",
+        choices=["vcoder", "webgen_agent"],
+        help="with --agent, whose loop every stage speaks: vcoder (its <file> markup, prompt and feedback) or "
+        "webgen_agent (WebGen-Agent's: Bolt markup, its system prompt, feedback, malformed rules and step reward)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary JSON instead of the table")
     parser.set_defaults(func=run)
 
@@ -96,11 +103,20 @@ def run(args) -> int:
         logging.getLogger("vcoder.rendering.sync").setLevel(logging.ERROR)
         # deprecation notices from inside transformers/TRL (not ours to act on) would break the progress bars
         warnings.filterwarnings("ignore", category=FutureWarning, module=r"(transformers|trl)\.")
+    if args.agent_format != "vcoder" and not args.agent:
+        raise SystemExit(f"--agent-format {args.agent_format} applies to the agent quickstart: add --agent")
     if args.agent:
         from vcoder.pipelines.agent_quickstart import run_agent_quickstart
 
         out = args.out or "outputs/quickstart-agent"
-        summary = run_agent_quickstart(out, seed=args.seed, fast=args.fast, threads=args.threads, split=args.split)
+        summary = run_agent_quickstart(
+            out,
+            seed=args.seed,
+            fast=args.fast,
+            threads=args.threads,
+            split=args.split,
+            agent_format_name=args.agent_format,
+        )
         print(json.dumps(summary, indent=1) if args.json else format_agent_summary(summary))
         return 0
     out = args.out or "outputs/quickstart"
@@ -157,11 +173,14 @@ def format_agent_summary(summary: dict[str, Any]) -> str:
     reward = summary["step_reward"]
     keys = ("accuracy", "well_formed", "first_turn_accuracy", "last_turn_accuracy")
     lines = [
-        f"vcoder quickstart --agent (seed {summary['seed']}): {summary['n_train']} training tasks "
+        f"vcoder quickstart --agent (seed {summary['seed']}, {summary.get('agent_format', 'vcoder')} format): "
+        f"{summary['n_train']} training tasks "
         f"({', '.join(summary['kinds'])}), {summary['n_heldout']} {summary['split']} tasks, {summary['wall_s']:.0f} s wall",
         "",
         f"Step-GRPO step reward (0-10, -1 malformed), sampled, first/last {reward['window']} of {reward['steps']} "
-        f"steps: {reward['start']:.2f} -> {reward['end']:.2f}",
+        f"steps: {reward['start']:.2f} -> {reward['end']:.2f}"
+        if reward["steps"]
+        else "Step-GRPO step reward: no step scored (every trajectory dropped: its replies reached their token cap)",
         "",
         f"Site tasks of the {summary['split']} split (digest {summary['split_digest']}), greedy episodes (WebGen-Bench "
         "accuracy = (YES + 0.5 PARTIAL) / cases)",

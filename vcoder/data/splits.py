@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
 #: split -> share of the 100 hash buckets it owns, in order
 SHARES = {"train": 80, "validation": 10, "test": 10}
 SPLITS = tuple(SHARES)
+#: the splits a measurement may be scored on: ``test`` (reported) or ``validation`` (pilots, sweeps, recipe choices)
+SCORED_SPLITS = ("test", "validation")
 #: old split names -> their name now (accepted with a warning)
 OLD_NAMES = {"heldout": "test"}
 
@@ -72,3 +76,67 @@ def content_split(key: str, *, salt: str) -> str:
 def split_digest(keys: Iterable[str]) -> str:
     """A short digest of the distinct content keys a measurement used (order and repeats do not matter)."""
     return hashlib.sha256("\n".join(sorted(set(keys))).encode()).hexdigest()[:16]
+
+
+def scored_split(split: str) -> str:
+    """:func:`check_split` for the split a run is scored on (never ``train``).
+
+    Raises:
+        ValueError: an unknown split, or ``train``.
+
+    Example:
+        >>> scored_split("heldout")
+        'test'
+    """
+    split = check_split(split)
+    if split not in SCORED_SPLITS:
+        raise ValueError(f"split {split!r} cannot be scored; choose among {', '.join(SCORED_SPLITS)}")
+    return split
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """The rows a run trains on and is scored on, with the digests its results record (:meth:`record`)."""
+
+    split: str
+    train: list[Any]
+    scored: list[Any]
+    split_digest: str
+    train_digest: str
+
+    def record(self) -> dict[str, str]:
+        """``{"split", "split_digest", "train_digest"}``: what a results file says it was measured on."""
+        return {"split": self.split, "split_digest": self.split_digest, "train_digest": self.train_digest}
+
+
+def draw_split(
+    draw: Callable[[int, int, str], list[Any]],
+    key: Callable[[Any], str],
+    *,
+    n_train: int,
+    n_scored: int,
+    train_seed: int,
+    scored_seed: int,
+    split: str,
+) -> Drawn:
+    """Draw a run's training rows (``train``) and scored rows (``split``), and digest their content keys.
+
+    Args:
+        draw: ``(n, seed, split) -> rows``, the loop's generator.
+        key: a row's content key.
+        n_train: training rows.
+        n_scored: scored rows (0: none drawn).
+        train_seed: the training rows' seed (a run's seed).
+        scored_seed: the scored rows' seed (fixed across seeds where every seed is scored on the same rows).
+        split: the scored split (``test`` or ``validation``; see :func:`scored_split`).
+
+    Example:
+        >>> rows = lambda n, seed, split: [f"{split}-{seed}-{i}" for i in range(n)]
+        >>> drawn = draw_split(rows, str, n_train=2, n_scored=1, train_seed=3, scored_seed=0, split="test")
+        >>> drawn.scored, drawn.split_digest == split_digest(["test-0-0"])
+        (['test-0-0'], True)
+    """
+    split = scored_split(split)
+    train = draw(n_train, train_seed, "train")
+    scored = draw(n_scored, scored_seed, split) if n_scored else []
+    return Drawn(split, train, scored, split_digest(map(key, scored)), split_digest(map(key, train)))

@@ -29,7 +29,6 @@ Example (inside a coroutine)::
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import logging
@@ -40,7 +39,7 @@ from typing import Any
 
 from vcoder.data.prompts import make_site_conversation
 from vcoder.sites.bolt import PROJECT_LIMITS
-from vcoder.sites.episode import as_site_policy, play_turn
+from vcoder.sites.episode import as_site_policy, ask_and_play
 from vcoder.sites.feedback import feedback_message
 from vcoder.sites.grading import SiteGrader
 from vcoder.sites.projects import bolt_conversation
@@ -218,20 +217,22 @@ async def run_agent_loop(
                     _restore(workspace, {})
                     messages, pre, errors = _start(task, options), None, 0
                 trace.backtracks.append({"before_step": step_no, "to_step": best.step if valid else None})
-            try:
-                reply = await asyncio.wait_for(ask(list(messages)), options.reply_timeout_ms / 1000)
-            except Exception as exc:  # the server failed: nothing to say about the model
-                error = f"policy failed on step {step_no}: {type(exc).__name__}: {str(exc)[:300]}"
-                logger.warning("agent loop %s: %s", task.id or "-", error)
-                break
-            text = reply if isinstance(reply, str) else getattr(reply, "text", None)
-            if not isinstance(text, str):
-                error = f"policy returned {type(reply).__name__}, not a str or an object with a str 'text'"
-                break
-            messages.append({"role": "assistant", "content": text})
-            record, png = await play_turn(
-                step_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
+            record, png, error = await ask_and_play(
+                ask,
+                messages,
+                step_no,
+                task,
+                workspace,
+                grader,
+                options,
+                graded,
+                expected,
+                steps,
+                unit="step",
+                where="agent loop",
             )
+            if record is None:
+                break
             steps.append(record)
             if not record.finish:
                 image = png if options.feedback_images else None

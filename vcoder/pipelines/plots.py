@@ -290,7 +290,9 @@ def _html(run_dirs, labels, states, histories, pngs, tables, k) -> str:
     rows = []
     for run_dir, label, state, history in zip(run_dirs, labels, states, histories):
         last = {key: value for row in history for key, value in row.items()}
-        shown = ", ".join(f"{key} {last[key]:.4g}" for key in ("reward", "loss", "kl", "entropy") if key in last)
+        # a step may log None (no trajectory was scored: WebGen-Agent's loop drops one whose reply hit its cap)
+        numbers = [key for key in ("reward", "loss", "kl", "entropy") if isinstance(last.get(key), (int, float))]
+        shown = ", ".join(f"{key} {last[key]:.4g}" for key in numbers)
         rows.append(
             f"<tr><td>{html_lib.escape(label)}</td><td>{html_lib.escape(run_dir)}</td>"
             f"<td>{html_lib.escape(state)}</td><td>{last.get('step', 0)}</td><td>{html_lib.escape(shown)}</td></tr>"

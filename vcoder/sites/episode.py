@@ -162,22 +162,11 @@ async def run_site_episode(
     finished, error = False, None
     try:
         for turn_no in range(1, options.max_turns + 1):
-            try:
-                reply = await asyncio.wait_for(ask(list(messages)), options.reply_timeout_ms / 1000)
-            except Exception as exc:  # the server or the generator failed: nothing to say about the model
-                error = f"policy failed on turn {turn_no}: {type(exc).__name__}: {str(exc)[:300]}"
-                logger.warning("site episode %s: %s", task.id or "-", error)
-                break
-            text = reply if isinstance(reply, str) else getattr(reply, "text", None)
-            if not isinstance(text, str):
-                error = f"policy returned {type(reply).__name__}, not a str or an object with a str 'text'"
-                break
-            messages.append({"role": "assistant", "content": text})
-            record, screenshot = await play_turn(
-                turn_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
+            record, screenshot, error = await ask_and_play(
+                ask, messages, turn_no, task, workspace, grader, options, graded, expected, steps
             )
-            if record.generation is None and not isinstance(reply, str):
-                record = dataclasses.replace(record, generation=reply)
+            if record is None:
+                break
             steps.append(record)
             finished = record.finish
             if finished or turn_no == options.max_turns:
@@ -205,6 +194,48 @@ async def run_site_episode(
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     return result
+
+
+async def ask_and_play(
+    ask,
+    messages,
+    turn_no,
+    task,
+    workspace,
+    grader,
+    options,
+    graded,
+    expected,
+    steps,
+    *,
+    unit="turn",
+    where="site episode",
+):
+    """Ask the policy for turn ``turn_no``'s reply, append it to ``messages`` and play it (:func:`play_turn`).
+
+    Shared by :func:`run_site_episode` and WebGen-Agent's benchmark loop (:mod:`vcoder.eval.webgen_agent_loop`,
+    whose turns are ``unit="step"`` of an ``"agent loop"``).
+
+    Returns:
+        ``(record, screenshot PNG, None)``; ``(None, None, error)`` when the policy failed or returned no text (the
+        episode ends there; nothing is said about the model).
+    """
+    try:
+        reply = await asyncio.wait_for(ask(list(messages)), options.reply_timeout_ms / 1000)
+    except Exception as exc:  # the server or the generator failed: nothing to say about the model
+        error = f"policy failed on {unit} {turn_no}: {type(exc).__name__}: {str(exc)[:300]}"
+        logger.warning("%s %s: %s", where, task.id or "-", error)
+        return None, None, error
+    text = reply if isinstance(reply, str) else getattr(reply, "text", None)
+    if not isinstance(text, str):
+        return None, None, f"policy returned {type(reply).__name__}, not a str or an object with a str 'text'"
+    messages.append({"role": "assistant", "content": text})
+    record, screenshot = await play_turn(
+        turn_no, text, task, workspace, grader, options, graded, expected, len(messages) - 1, steps
+    )
+    if record.generation is None and not isinstance(reply, str):
+        record = dataclasses.replace(record, generation=reply)
+    return record, screenshot, None
 
 
 async def play_turn(turn_no, text, task, workspace, grader, options, graded, expected, index, earlier):

@@ -28,7 +28,7 @@ from vcoder.sites.bolt import BoltTurn
 from vcoder.sites.grading import SiteGrader, render_site
 from vcoder.sites.projects import serve_project
 from vcoder.sites.records import EpisodeOptions
-from vcoder.sites.seed_episode import SeedServices
+from vcoder.sites.seed_episode import Executor, SeedServices
 from vcoder.sites.seed_feedback import Execution, SeedJudge
 from vcoder.sites.turns import Turn
 
@@ -51,6 +51,36 @@ def seed_services(
         judge_max_tokens: reply budget of a judging call.
     """
     runner = SiteGrader(pool=pool, gui_agent=gui_agent)
+    execute = project_executor(runner.pool, options)
+
+    async def run_gui(execution: Execution, instruction: str) -> tuple[str, str]:
+        if execution.site is None:
+            raise RuntimeError("the project serves no page to test")
+        html, site_dir = execution.site
+        [result] = await runner._run(html, site_dir, [TestCase(task=instruction)], gui_agent, options)
+        # the seed's convert_to_string: a placeholder for each observation, then the agent's reply (details 3+)
+        replies = [d.split(". ", 1)[-1] for d in result.details[2:]]
+        trajectory = "".join(f"[webpage screenshot]\n\n{r}\n\n" for r in replies).strip()
+        return trajectory or f"(no trajectory) {result.error or ''}".strip(), replies[-1] if replies else ""
+
+    return SeedServices(
+        SeedJudge(vlm, max_tokens=judge_max_tokens),
+        execute=execute,
+        gui_agent=run_gui if gui_agent is not None else None,
+    )
+
+
+def project_executor(pool: Any, options: EpisodeOptions) -> Executor:
+    """The seed loop's project runner on the sandbox and ``pool``: writes a turn's files, builds and serves the
+    project (install, then ``vite build`` for a Node project; a static site as it is), and screenshots its page.
+
+    Args:
+        pool: the (async) rendering pool.
+        options: the episode's settings (viewport, timeouts, build limits).
+
+    Returns:
+        An ``Executor``: ``(files, turn, folder) -> Execution``.
+    """
 
     async def execute(files: dict[str, str], turn: int, folder: Path | None) -> Execution:
         root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="vcoder-seed-run-"))
@@ -70,7 +100,7 @@ def seed_services(
             why = served.error or "the project serves no index.html"
             return Execution((("npm install", install_out),), start_log, None, f"Error: {why}")
         try:
-            rendered = await render_site(runner.pool, served.site_dir, html, options)
+            rendered = await render_site(pool, served.site_dir, html, options)
         except Exception as exc:  # the browser would not start: the seed reports a screenshot error
             return Execution((("npm install", install_out),), start_log, None, f"Error: browser: {exc}")
         png = rendered.png if rendered.ok else None
@@ -82,18 +112,4 @@ def seed_services(
             site=(html, served.site_dir),
         )
 
-    async def run_gui(execution: Execution, instruction: str) -> tuple[str, str]:
-        if execution.site is None:
-            raise RuntimeError("the project serves no page to test")
-        html, site_dir = execution.site
-        [result] = await runner._run(html, site_dir, [TestCase(task=instruction)], gui_agent, options)
-        # the seed's convert_to_string: a placeholder for each observation, then the agent's reply (details 3+)
-        replies = [d.split(". ", 1)[-1] for d in result.details[2:]]
-        trajectory = "".join(f"[webpage screenshot]\n\n{r}\n\n" for r in replies).strip()
-        return trajectory or f"(no trajectory) {result.error or ''}".strip(), replies[-1] if replies else ""
-
-    return SeedServices(
-        SeedJudge(vlm, max_tokens=judge_max_tokens),
-        execute=execute,
-        gui_agent=run_gui if gui_agent is not None else None,
-    )
+    return execute

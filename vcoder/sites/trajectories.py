@@ -182,6 +182,24 @@ def episode_options(n_replies: int, overrides: dict[str, Any] | None = None) -> 
     return EpisodeOptions(**{**(overrides or {}), "max_turns": n_replies})
 
 
+def trajectory_meta(task: dict[str, Any], planned: dict[str, Any], result: Any) -> dict[str, Any]:
+    """What a played trajectory is (its ``.meta.jsonl`` line): the task, its flaw and layout, the step rewards and
+    grades, and how many replies were scripted."""
+    return {
+        "id": task["id"],
+        "kind": task["kind"],
+        "seed": task["seed"],
+        "split": task.get("split"),
+        "flaw": planned["flaw"],
+        # assistant turns (1-based) that are flawed on purpose: a trainer may keep them out of the loss
+        "flawed_turns": [] if planned["flaw"] is None else [1],
+        "layout": planned["layout"],
+        "rewards": result.step_rewards,
+        "gui": [s.gui for s in result.steps],
+        "max_turns": len(planned["replies"]),
+    }
+
+
 async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, options: TrajectoryOptions):
     """One trajectory: ``(record, meta)``, or ``(None, meta)`` when it does not end in a passing site."""
     planned = plan(task, index, options)
@@ -194,24 +212,12 @@ async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, o
         # a broken variant that happens to pass every case: the trajectory is a right first attempt
         logger.info("trajectory %s: the %s attempt passed, kept as a right one", task["id"], planned["flaw"])
         replies = [replies[0], FINISH_NOTE]
-        planned = {**planned, "flaw": None}
+        planned = {**planned, "replies": replies, "flaw": None}
         result = await run_site_episode(
             task, replay_policy(replies), grader=grader, options=episode_options(len(replies), options.episode)
         )
     last = [s for s in result.steps if not s.malformed]
-    meta = {
-        "id": task["id"],
-        "kind": task["kind"],
-        "seed": task["seed"],
-        "split": task.get("split"),
-        "flaw": planned["flaw"],
-        # assistant turns (1-based) that are flawed on purpose: a trainer may keep them out of the loss
-        "flawed_turns": [] if planned["flaw"] is None else [1],
-        "layout": planned["layout"],
-        "rewards": result.step_rewards,
-        "gui": [s.gui for s in result.steps],
-        "max_turns": len(replies),
-    }
+    meta = trajectory_meta(task, planned, result)
     if result.error or not result.finished or not last or last[-1].gui != 1.0:
         meta["error"] = result.error or f"the final site scored gui={last[-1].gui if last else None}, not 1.0"
         logger.warning("trajectory %s dropped: %s", task["id"], meta["error"])
@@ -219,13 +225,19 @@ async def run_trajectory(task: dict[str, Any], index: int, grader: SiteGrader, o
     return {"messages": [dict(m) for m in result.messages]}, meta
 
 
-async def agenerate(tasks: Sequence[dict[str, Any]], *, grader: SiteGrader, options: TrajectoryOptions) -> list[tuple]:
-    """``(record or None, meta)`` per task, in order; at most ``options.concurrency`` episodes at once."""
+async def agenerate(
+    tasks: Sequence[dict[str, Any]], *, grader: Any, options: TrajectoryOptions, run: Any = None
+) -> list[tuple]:
+    """``(record or None, meta)`` per task, in order; at most ``options.concurrency`` episodes at once.
+
+    ``run`` plays one trajectory, ``(task, index, grader, options) -> (record, meta)`` (default:
+    :func:`run_trajectory`; WebGen-Agent's format: :func:`vcoder.sites.seed_trajectories.run_seed_trajectory`)."""
     gate = asyncio.Semaphore(options.concurrency)
+    run = run or run_trajectory
 
     async def one(i: int, task: dict[str, Any]):
         async with gate:
-            return await run_trajectory(task, i, grader, options)
+            return await run(task, i, grader, options)
 
     return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(tasks))))
 
@@ -251,7 +263,12 @@ def write_trajectories(
     """
     options = options or TrajectoryOptions()
     grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=options.expect_timeout_ms))
-    results = asyncio.run(agenerate(tasks, grader=grader, options=options))
+    return write_records(out, asyncio.run(agenerate(tasks, grader=grader, options=options)))
+
+
+def write_records(out: str | Path, results: Sequence[tuple[dict | None, dict]]) -> dict[str, Any]:
+    """Write the kept ``(record, meta)`` pairs to ``out`` (JSONL, messages only) and ``out.meta.jsonl`` (line for
+    line); a pair whose record is None is dropped. Returns the summary of :func:`write_trajectories`."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     meta_path = out.with_name(out.name + ".meta.jsonl")

@@ -1,6 +1,7 @@
 """The agent quickstart loop behind ``vcoder quickstart --agent``: tiny LM -> agent SFT -> Step-GRPO -> held-out.
 
-:mod:`.run` holds the loop (its docstring describes every stage) and :mod:`.evaluation` scores a site-building
+:mod:`.run` holds the loop (its docstring describes every stage), :mod:`.formats` whose turn format it speaks
+(``--agent-format``: vcoder's or WebGen-Agent's) and :mod:`.evaluation` scores a site-building
 policy on held-out tasks (greedy episodes in the real environment, WebGen-Bench accuracy). The names below are their
 public surface, importable from here as they were from the former module ``vcoder/pipelines/agent_quickstart.py``;
 the former ``vcoder.pipelines.agent_eval`` is :mod:`vcoder.pipelines.agent_quickstart.evaluation`.
@@ -12,6 +13,7 @@ Example:
 """
 
 from vcoder.pipelines.agent_quickstart.evaluation import GreedyTurns, episode_scores, evaluate_agent, summarize
+from vcoder.pipelines.agent_quickstart.formats import AGENT_FORMATS, AgentFormat, agent_format
 from vcoder.pipelines.agent_quickstart.run import (
     DATA,
     EPISODE,
@@ -37,6 +39,7 @@ from vcoder.pipelines.agent_quickstart.run import (
 )
 
 __all__ = [
+    "AGENT_FORMATS",
     "DATA",
     "EPISODE",
     "EVAL_SPLITS",
@@ -49,8 +52,10 @@ __all__ = [
     "STYLE",
     "SYSTEM_PROMPT",
     "TRAIN_EXPECT_MS",
+    "AgentFormat",
     "GreedyTurns",
     "accuracy_by_kind",
+    "agent_format",
     "build_model",
     "cpu_seconds",
     "episode_scores",

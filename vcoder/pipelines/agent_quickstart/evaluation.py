@@ -11,10 +11,13 @@ decoding. Per task:
 - ``last_turn_accuracy``: after the last turn (equal to ``accuracy``; kept apart so the gain from feedback reads
   as last minus first);
 - ``well_formed``: share of all the replies (every turn of every episode) that were applied, not rejected.
+
+Each task's entry also keeps its episode's ``messages`` (the conversation as the model saw it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from typing import Any
@@ -104,6 +107,7 @@ def evaluate_agent(
     budget: int,
     batch: int = 32,
     temperature: float = 0.0,
+    site_scorer: Any = None,
 ) -> dict[str, Any]:
     """Greedy episodes of the model in ``model_dir`` on ``tasks``; ``{"mean": summarize(...), "tasks": [...]}``.
 
@@ -116,6 +120,9 @@ def evaluate_agent(
         budget: most tokens of a trajectory after its first request (replies and feedback).
         batch: episodes run (and generated for) at once.
         temperature: 0 for greedy episodes (the held-out scores), else sampled at this temperature.
+        site_scorer: an async ``(task, EpisodeResult) -> {first_turn_accuracy, last_turn_accuracy}`` that replaces
+            the steps' grades (WebGen-Agent's loop, whose steps carry its own grades:
+            :meth:`vcoder.pipelines.agent_quickstart.formats.AgentFormat.site_scorer`); None: the steps' ``gui``.
     """
     from trl.trainer.utils import start_event_loop_in_daemon
 
@@ -143,10 +150,15 @@ def evaluate_agent(
             )
             for row, trajectory in zip(rows, trajectories, strict=True):
                 scores = episode_scores(trajectory.result)
+                if site_scorer is not None and trajectory.result is not None:
+                    sites = asyncio.run_coroutine_threadsafe(site_scorer(row, trajectory.result), loop).result()
+                    scores.update(sites)
                 error = trajectory.error or (trajectory.result.error if trajectory.result is not None else None)
                 if error:
                     logger.warning("held-out episode %s ended early: %s", row.get("id", ""), error)
-                per_task.append({"id": row.get("id", ""), "error": error, **scores})
+                messages = list(trajectory.result.messages) if trajectory.result is not None else []
+                # the episode as the model saw it: whose prompt, markup and feedback turns it was scored in
+                per_task.append({"id": row.get("id", ""), "error": error, **scores, "messages": messages})
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)

@@ -18,6 +18,9 @@ Everything runs on a CPU without network:
    first- vs last-turn accuracy), curves, ``summary.json`` (with the split scored and its digest, and the training digest).
 
 The recipes are ordinary pipeline recipes (parsed by the same parsers as ``vcoder train``), only embedded here.
+Every stage speaks one turn format, chosen once (``agent_format_name``, ``--agent-format``; see
+:mod:`vcoder.pipelines.agent_quickstart.formats`): vcoder's own, or WebGen-Agent's (Bolt markup, its system prompt,
+feedback, malformed rules and step reward), on the same splits.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ import json
 import logging
 import os
 from typing import Any
+
+from vcoder.data.splits import SCORED_SPLITS
+from vcoder.pipelines.agent_quickstart.formats import AgentFormat, agent_format
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +43,7 @@ KINDS = ("counter", "message", "pagination", "navigation")
 #: same tasks
 HELDOUT_SEED = 0
 #: the splits a run may be scored on: ``test`` (reported) or ``validation`` (pilots, sweeps, recipe choices)
-EVAL_SPLITS = ("test", "validation")
+EVAL_SPLITS = SCORED_SPLITS
 DATA = {"n_train": 128, "n_heldout": 32, "max_turns": 3, "arch": "qwen3", "size": "small"}
 
 #: a short system prompt: the tiny model learns the turn format from the trajectories, and vcoder's full prompt (the
@@ -151,24 +157,28 @@ def train_step_grpo(recipe: dict[str, Any], train_ds, *, grader: Any, progress: 
     train_and_save(trainer, None, script_args, training_args, resume=None)
 
 
-def make_trajectories(folder: str, tasks: list[dict[str, Any]], *, pool: Any, seed: int) -> tuple[str, dict]:
+def make_trajectories(
+    folder: str, tasks: list[dict[str, Any]], *, pool: Any, seed: int, fmt: AgentFormat | None = None
+) -> tuple[str, dict]:
     """Play every task's scripted trajectory in the real environment; ``(path of train.jsonl, summary)``.
 
     One file (``index.html``) per site: a fixing turn then rewrites the whole page, one format for the model to
-    learn (the split layout's fixing turn sends only the changed files: a second format)."""
-    from vcoder.sites.trajectories import TrajectoryOptions, write_trajectories
+    learn (the split layout's fixing turn sends only the changed files: a second format). ``fmt``: whose loop the
+    trajectories are played in (default: vcoder's)."""
+    from vcoder.sites.trajectories import TrajectoryOptions
 
+    fmt = fmt or agent_format("vcoder", vcoder_episode=EPISODE, flaws=FLAWS)
     path = os.path.join(folder, "train.jsonl")
     options = TrajectoryOptions(
         seed=seed,
-        flaws=FLAWS,
+        flaws=fmt.flaws,
         layouts=("single",),
         style=STYLE,
         concurrency=8,
         expect_timeout_ms=TRAIN_EXPECT_MS,
-        episode=EPISODE,
+        episode=fmt.episode,
     )
-    return path, write_trajectories(path, tasks, pool=pool, options=options)
+    return path, fmt.write_trajectories(path, tasks, pool=pool, options=options)
 
 
 def build_model(folder: str, trajectories: str, *, seed: int) -> str:
@@ -199,6 +209,38 @@ def train_agent_sft(recipe: dict[str, Any], trajectories: str, *, progress: bool
     trainer.train_dataset = drop_turns_from_loss(trainer.train_dataset, flawed)
     quiet(trainer)
     train_and_save(trainer, None, script_args, training_args, resume=None)
+
+
+def draw_tasks(n_train: int, n_scored: int, *, seed: int, split: str):
+    """The run's training tasks (``train`` split, drawn with ``seed``) and scored tasks (``split``, the same for
+    every seed: :data:`HELDOUT_SEED`), a ``vcoder.data.splits.Drawn``."""
+    from vcoder.data.site_kinds import kind_tasks
+    from vcoder.data.splits import draw_split
+
+    def draw(n: int, draw_seed: int, name: str) -> list[dict[str, Any]]:
+        return kind_tasks(n, draw_seed, split=name, kinds=KINDS)
+
+    return draw_split(
+        draw,
+        lambda row: row["content_key"],
+        n_train=n_train,
+        n_scored=n_scored,
+        train_seed=seed,
+        scored_seed=HELDOUT_SEED,
+        split=split,
+    )
+
+
+def step_reward_window(state_path: str) -> dict[str, Any]:
+    """Step-GRPO's mean step reward over its first and last quarter of steps (``reward_window``'s fields); with no
+    step scored (WebGen-Agent's loop drops a trajectory whose reply reached its cap: a barely trained model's every
+    one) ``start``, ``end`` and ``delta`` are None and ``steps`` is 0."""
+    from vcoder.pipelines.quickstart.run import reward_window
+
+    try:
+        return reward_window(state_path, key="step_grpo/step_reward_mean", frac=0.25)
+    except ValueError:
+        return {"start": None, "end": None, "delta": None, "window": 0, "steps": 0}
 
 
 def accuracy_by_kind(per_task: list[dict[str, Any]]) -> dict[str, float]:
@@ -240,6 +282,7 @@ def run_agent_quickstart(
     progress: bool = True,
     threads: int | None = None,
     split: str = "test",
+    agent_format_name: str = "vcoder",
 ) -> dict[str, Any]:
     """Run the whole agent quickstart and write everything under ``out_dir``.
 
@@ -251,30 +294,23 @@ def run_agent_quickstart(
         progress: show progress bars.
         threads: torch CPU threads; None picks the idle cores.
         split: the split scored: ``test`` (reported figures) or ``validation`` (pilots and recipe choices).
+        agent_format_name: whose loop every stage speaks: ``vcoder`` or ``webgen_agent`` (WebGen-Agent's format:
+            :mod:`vcoder.pipelines.agent_quickstart.formats`).
 
     Returns:
         The summary written to ``summary.json``.
     """
-    import torch
     from datasets import Dataset
 
-    from vcoder.data.site_kinds import kind_tasks
-    from vcoder.data.splits import check_split, split_digest
-    from vcoder.gui.scripted import ScriptedPolicy
+    from vcoder.data.splits import scored_split
     from vcoder.pipelines.agent_quickstart.evaluation import evaluate_agent
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.quickstart.run import StageClock, auto_threads, reward_window
+    from vcoder.pipelines.quickstart.run import begin_run
     from vcoder.rendering import get_default_pool
-    from vcoder.sites.grading import SiteGrader
-    from vcoder.sites.records import EpisodeOptions
 
-    split = check_split(split)
-    if split not in EVAL_SPLITS:
-        raise ValueError(f"split {split!r} cannot be scored; choose among {', '.join(EVAL_SPLITS)}")
-    threads = threads or auto_threads()
-    torch.set_num_threads(threads)
-    os.makedirs(out_dir, exist_ok=True)
-    clock = StageClock()
+    split = scored_split(split)
+    fmt = agent_format(agent_format_name, vcoder_episode=EPISODE, flaws=FLAWS)
+    threads, clock = begin_run(out_dir, threads)
     lap, timings = clock.lap, clock.timings
 
     n_train, n_heldout = (FAST["n_train"], FAST["n_heldout"]) if fast else (DATA["n_train"], DATA["n_heldout"])
@@ -282,31 +318,36 @@ def run_agent_quickstart(
     paths = {name: os.path.join(out_dir, name) for name in names}
 
     pool = get_default_pool(max_pages=STEP_GRPO_RECIPE["render_max_pages"])
-    train_tasks = kind_tasks(n_train, seed, split="train", kinds=KINDS)
-    scored = kind_tasks(n_heldout, HELDOUT_SEED, split=split, kinds=KINDS)
+    drawn = draw_tasks(n_train, n_heldout, seed=seed, split=split)
+    train_tasks, scored = drawn.train, drawn.scored
     heldout = [task_row(r) for r in scored]
-    traj_path, written = make_trajectories(paths["trajectories"], train_tasks, pool=pool, seed=seed)
+    traj_path, written = make_trajectories(paths["trajectories"], train_tasks, pool=pool, seed=seed, fmt=fmt)
     lap("trajectories")
 
     init_dir = build_model(paths["model-init"], traj_path, seed=seed)
     lap("build_model")
 
-    options = EpisodeOptions(**EPISODE)
-    grader = SiteGrader(pool=pool)
-    turn_tokens = STEP_GRPO_RECIPE["max_turn_tokens"]
-    budget = STEP_GRPO_RECIPE["max_completion_length"]
+    options, grader, site_scorer = fmt.options(), fmt.grader(pool, scored), fmt.site_scorer(pool)
+    grpo_base = {**STEP_GRPO_RECIPE, **fmt.step_grpo}
+    turn_tokens, budget = grpo_base["max_turn_tokens"], grpo_base["max_completion_length"]
     results: dict[str, Any] = {}
 
     def evaluate(name: str, model_dir: str) -> None:
         results[name] = evaluate_agent(
-            model_dir, heldout, grader=grader, options=options, max_turn_tokens=turn_tokens, budget=budget
+            model_dir,
+            heldout,
+            grader=grader,
+            options=options,
+            max_turn_tokens=turn_tokens,
+            budget=budget,
+            site_scorer=site_scorer,
         )
         logger.info("%s %s: %s", split, name, results[name]["mean"])
         lap(f"eval_{name}")
 
     evaluate("untrained", init_dir)
 
-    sft_recipe = dict(SFT_RECIPE, model_name_or_path=init_dir, output_dir=paths["sft"], seed=seed)
+    sft_recipe = dict(SFT_RECIPE, **fmt.sft, model_name_or_path=init_dir, output_dir=paths["sft"], seed=seed)
     sft_recipe.update(dataset_source=traj_path)
     if fast:
         sft_recipe.update(max_steps=FAST["sft_steps"], logging_steps=1)
@@ -314,12 +355,12 @@ def run_agent_quickstart(
     lap("sft")
     evaluate("sft", paths["sft"])
 
-    grpo_recipe = dict(STEP_GRPO_RECIPE, model_name_or_path=paths["sft"], output_dir=paths["step_grpo"], seed=seed)
+    grpo_recipe = dict(grpo_base, model_name_or_path=paths["sft"], output_dir=paths["step_grpo"], seed=seed)
     grpo_recipe.update(site_task_kinds=list(KINDS), site_task_samples=n_train, dataset_seed=seed)
     if fast:
         grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=4, num_generations=2)
     grpo_ds = Dataset.from_list([task_row(r) for r in train_tasks])
-    train_grader = SiteGrader(pool=pool, scripted=ScriptedPolicy(expect_timeout_ms=TRAIN_EXPECT_MS))
+    train_grader = fmt.grader(pool, train_tasks, expect_timeout_ms=TRAIN_EXPECT_MS)
     train_step_grpo(grpo_recipe, grpo_ds, grader=train_grader, progress=progress)
     lap("step_grpo")
     evaluate("step_grpo", paths["step_grpo"])
@@ -335,14 +376,13 @@ def run_agent_quickstart(
     summary = {
         "seed": seed,
         "fast": fast,
+        "agent_format": fmt.name,
         "kinds": list(KINDS),
         "n_train": n_train,
         "n_heldout": len(heldout),
         # what the figures were measured on: the scored split and its digest (of its tasks' content keys), and the
         # training tasks' digest; two runs are comparable when their digests agree
-        "split": split,
-        "split_digest": split_digest(r["content_key"] for r in scored),
-        "train_digest": split_digest(r["content_key"] for r in train_tasks),
+        **drawn.record(),
         "trajectories": {k: written[k] for k in ("written", "flawed", "turns")},
         "wall_s": clock.wall_s(),
         "timings_s": timings,
@@ -351,7 +391,7 @@ def run_agent_quickstart(
         "load_avg_1m": round(os.getloadavg()[0], 1),
         "cpu_s": round(cpu_seconds(), 1),
         "torch_threads": threads,
-        "step_reward": reward_window(state, key="step_grpo/step_reward_mean", frac=0.25),
+        "step_reward": step_reward_window(state),
         "heldout": {
             name: {
                 k: result["mean"][k] for k in ("accuracy", "well_formed", "first_turn_accuracy", "last_turn_accuracy")

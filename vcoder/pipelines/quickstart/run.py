@@ -26,6 +26,8 @@ import os
 import time
 from typing import Any
 
+from vcoder.data.splits import SCORED_SPLITS
+
 logger = logging.getLogger(__name__)
 
 # shared by both stages; the scored pages come from another split than the training pages (split by content)
@@ -102,19 +104,51 @@ GRPO_RECIPE: dict[str, Any] = {
 # --fast: the same path end to end with everything shrunk (tests)
 FAST = {"n_train": 32, "n_holdout": 8, "sft_steps": 10, "grpo_steps": 4}
 #: the splits a run may be scored on: ``test`` (reported) or ``validation`` (pilots, sweeps, recipe choices)
-EVAL_SPLITS = ("test", "validation")
+EVAL_SPLITS = SCORED_SPLITS
+
+
+def row_key(row: dict[str, Any]) -> str:
+    """The content key of a synthetic row (id ``d<difficulty>-<seed>``): its page's (what the split digests hash)."""
+    from vcoder.data.synthetic import content_key, generate_page
+
+    difficulty, seed = row["id"][1:].split("-", 1)
+    return content_key(generate_page(int(seed), difficulty=int(difficulty)))
 
 
 def rows_digest(rows: list[dict[str, Any]]) -> str:
-    """The split digest of synthetic rows (ids ``d<difficulty>-<seed>``): a hash of their pages' content keys."""
+    """The split digest of synthetic rows: a hash of their pages' content keys."""
     from vcoder.data.splits import split_digest
-    from vcoder.data.synthetic import content_key, generate_page
 
-    def key(row_id: str) -> str:
-        difficulty, seed = row_id[1:].split("-", 1)
-        return content_key(generate_page(int(seed), difficulty=int(difficulty)))
+    return split_digest(row_key(row) for row in rows)
 
-    return split_digest(key(row["id"]) for row in rows)
+
+def draw_pages(n_train: int, n_scored: int, *, seed: int, split: str, pool: Any, progress: bool = False):
+    """The run's training pages (``train`` split, drawn with ``seed``) and scored pages (``split``, seed
+    ``seed + 7919``; 0: none), screenshot in ``pool``: a ``vcoder.data.splits.Drawn``."""
+    from vcoder.data.splits import draw_split
+    from vcoder.pipelines.grpo.data import synthetic_rows
+
+    shot = dict(difficulty=DATA["difficulty"], width=DATA["width"], height=DATA["height"], progress=progress)
+
+    def draw(n: int, draw_seed: int, name: str) -> list[dict[str, Any]]:
+        return synthetic_rows(n, seed=draw_seed, pool=pool, split=name, **shot)
+
+    return draw_split(
+        draw, row_key, n_train=n_train, n_scored=n_scored, train_seed=seed, scored_seed=seed + 7919, split=split
+    )
+
+
+def begin_run(out_dir: str, threads: int | None) -> tuple[int, StageClock]:
+    """Start a quickstart run: torch's CPU threads (None: :func:`auto_threads`), ``out_dir`` made, a stage clock.
+
+    Returns:
+        ``(threads, clock)``."""
+    import torch
+
+    threads = threads or auto_threads()
+    torch.set_num_threads(threads)
+    os.makedirs(out_dir, exist_ok=True)
+    return threads, StageClock()
 
 
 class StageClock:
@@ -281,27 +315,20 @@ def run_quickstart(
     Returns:
         The summary written to ``summary.json``.
     """
-    import torch
 
     from vcoder.data import to_dataset
-    from vcoder.data.splits import check_split
+    from vcoder.data.splits import scored_split
     from vcoder.models.tiny import build_tiny_vlm
     from vcoder.pipelines import grpo
     from vcoder.pipelines.grpo import sft
-    from vcoder.pipelines.grpo.data import synthetic_rows
     from vcoder.pipelines.grpo.heldout import write_eval
     from vcoder.pipelines.grpo.probe import reward_probe
     from vcoder.pipelines.plots import plot_runs
     from vcoder.rendering import BrowserPool
     from vcoder.rewards import build_rewards
 
-    split = check_split(split)
-    if split not in EVAL_SPLITS:
-        raise ValueError(f"split {split!r} cannot be scored; choose among {', '.join(EVAL_SPLITS)}")
-    threads = threads or auto_threads()
-    torch.set_num_threads(threads)
-    os.makedirs(out_dir, exist_ok=True)
-    clock = StageClock()
+    split = scored_split(split)
+    threads, clock = begin_run(out_dir, threads)
     lap = clock.lap
 
     n_train, n_holdout = (FAST["n_train"], FAST["n_holdout"]) if fast else (DATA["n_train"], DATA["n_holdout"])
@@ -313,9 +340,8 @@ def run_quickstart(
     results: dict[str, Any] = {}
     # one browser for the screenshots and the evaluations (the rewards render in the process-wide default pool)
     with BrowserPool(max_pages=2) as pool:
-        shot = dict(difficulty=DATA["difficulty"], width=DATA["width"], height=DATA["height"], progress=progress)
-        train_rows = synthetic_rows(n_train, seed=seed, pool=pool, split="train", **shot)
-        holdout = [] if sft_only else synthetic_rows(n_holdout, seed=seed + 7919, pool=pool, split=split, **shot)
+        drawn = draw_pages(n_train, 0 if sft_only else n_holdout, seed=seed, split=split, pool=pool, progress=progress)
+        train_rows, holdout = drawn.train, drawn.scored
         train_ds = to_dataset(train_rows)
         lap("synthetic_data")
         if sft_only:
@@ -329,7 +355,7 @@ def run_quickstart(
                 progress=progress,
                 clock=clock,
                 threads=threads,
-                train_digest=rows_digest(train_rows),
+                train_digest=drawn.train_digest,
             )
 
         results["untrained"] = evaluate_policy(init_dir, holdout, pool, label="untrained", progress=progress)
@@ -395,9 +421,7 @@ def run_quickstart(
         "n_holdout": len(holdout),
         # what the figures were measured on: the scored split and its digest (of its pages' content keys), and the
         # training pages' digest; two runs are comparable when their digests agree
-        "split": split,
-        "split_digest": rows_digest(holdout),
-        "train_digest": rows_digest(train_rows),
+        **drawn.record(),
         "wall_s": clock.wall_s(),
         "timings_s": clock.timings,
         # other work on the machine slows every stage; the 1-minute load average at the end says how much

@@ -207,8 +207,6 @@ class StepGRPOScriptArguments:
             raise ValueError(f"agent_format={self.agent_format!r} is not one of ('vcoder', 'webgen_agent')")
         if self.agent_format == "webgen_agent":
             self.turn_format = "bolt"  # one setting switches the markup with the loop
-            if not self.judge_base_url:
-                raise ValueError("agent_format=webgen_agent needs judge_base_url and judge_model: the seed's VLM")
         if self.system_prompt_file is not None:
             from vcoder.sites.seed_prompts import seed_system_prompt
 

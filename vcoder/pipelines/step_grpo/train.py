@@ -37,7 +37,8 @@ def build_trainer(
         training_args: ``GRPOConfig``.
         model_args: ``ModelConfig`` (dtype, attention, revision, LoRA, quantisation).
         train_dataset: task rows (default: ``step_data.task_rows(script_args)``).
-        grader: a ``SiteGrader`` (default: built from ``script_args`` on first use).
+        grader: a ``SiteGrader`` (default: built from ``script_args`` on first use; for ``agent_format=webgen_agent``
+            that needs the seed's VLM, ``judge_base_url``, checked here).
         callbacks: extra ``TrainerCallback`` objects.
         trainer_cls: a ``StepGRPOTrainer`` subclass to build (default: ``StepGRPOTrainer``).
 
@@ -53,6 +54,9 @@ def build_trainer(
     from vcoder.pipelines.step_grpo.data import task_rows
     from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer
 
+    if grader is None and script_args.agent_format == "webgen_agent" and not script_args.judge_base_url:
+        # the grader built from the recipe needs the seed's VLM (a caller may hand in its own, e.g. offline ones)
+        raise ValueError("agent_format=webgen_agent needs judge_base_url and judge_model: the seed's VLM")
     check_model_path(model_args.model_name_or_path)
     check_step_config(script_args, training_args)
     if train_dataset is None:
