@@ -20,6 +20,8 @@ import asyncio
 import logging
 from typing import Any
 
+__all__ = ["refine_answers", "refine_settings", "run_refine_turns", "score_turns"]
+
 logger = logging.getLogger(__name__)
 
 #: what the model is told with each render (after the environment's own one-line-per-reward report)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+__all__ = ["rerun_grpo"]
+
 
 def rerun_grpo(
     quickstart_dir: str,

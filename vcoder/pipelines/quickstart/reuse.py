@@ -21,6 +21,8 @@ from typing import Any
 from vcoder.pipelines.quickstart.run import DATA, FAST, rows_digest
 
 #: the seed offset of the scored pages (run_quickstart draws them from seed + this)
+__all__ = ["load_summary", "scored_pages", "stand_in_run", "training_pages"]
+
 SCORED_SEED_OFFSET = 7919
 
 
