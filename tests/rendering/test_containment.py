@@ -77,3 +77,16 @@ def test_killing_chromium_mid_batch_completes_the_batch(pool):
     assert pool.stats()["relaunches"] > before
     assert pool.browser_pids()[0] != pid
     assert pool.render(NORMAL).ok
+
+
+def test_a_page_that_asks_to_stay_does_not_hold_its_slot():
+    """A page that sets ``onbeforeunload`` makes the slot's next navigation ask "leave this page?"; that dialog is
+    accepted (the others are dismissed), so the next document on the same slot renders. Dismissing it cancelled the
+    next navigation (``net::ERR_ABORTED``): the render after such a page failed whenever it reused the page's slot."""
+    from vcoder.rendering import BrowserPool
+
+    with BrowserPool(max_pages=1) as one_slot:
+        first = one_slot.render(HOSTILE["dialogs"], timeout_ms=DEADLINE_MS)
+        assert first.ok, first.error
+        after = one_slot.render(NORMAL)
+        assert after.ok, after.error

@@ -192,8 +192,10 @@ def _close_popup(slot: Slot, page) -> None:
 
 
 async def _dismiss(dialog) -> None:
+    # a page's dialogs are answered "no", except "leave this page?": dismissing that one cancels the navigation to the
+    # slot's next document (net::ERR_ABORTED), so a page that set onbeforeunload would fail the render after it
     with contextlib.suppress(Exception):
-        await dialog.dismiss()
+        await (dialog.accept() if dialog.type == "beforeunload" else dialog.dismiss())
 
 
 async def _quiet(coro) -> None:
