@@ -29,3 +29,11 @@ def test_values_are_read_as_yaml():
         "beta": 0.0,
         "multi_objective_aggregation": "normalize_then_sum",
     }
+
+
+def test_grpo_set_with_the_agent_quickstart_is_refused(capsys):
+    from vcoder.cli import main
+
+    assert main(["quickstart", "--agent", "--grpo-set", "max_steps=2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--grpo-set changes the one-shot GRPO stage" in err

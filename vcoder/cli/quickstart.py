@@ -105,6 +105,12 @@ def run(args) -> int:
         warnings.filterwarnings("ignore", category=FutureWarning, module=r"(transformers|trl)\.")
     if args.agent_format != "vcoder" and not args.agent:
         raise SystemExit(f"--agent-format {args.agent_format} applies to the agent quickstart: add --agent")
+    if args.agent and args.grpo_set:
+        print(
+            "vcoder quickstart: --grpo-set changes the one-shot GRPO stage; the agent quickstart has none",
+            file=sys.stderr,
+        )
+        return 2
     if args.agent:
         from vcoder.pipelines.agent_quickstart import run_agent_quickstart
 
