@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ("README.md", "docs/results.md")
 MARKER = re.compile(r"(<!-- results:([a-z_]+) -->\n)(.*?)(<!-- /results -->)", re.S)
-LOOPS = ("quickstart", "agent_quickstart", "curriculum_grpo", "curriculum_webrl", "web_agent", "web_agent_webrl")
+LOOPS = ("quickstart", "agent_quickstart", "agent_quickstart_webgen_agent", "curriculum_grpo", "curriculum_webrl", "web_agent", "web_agent_webrl")
 
 
 def read_results(results: Path, loop: str) -> list[dict]:
@@ -96,6 +96,10 @@ def _wall(r: dict) -> str:
 TABLES = {
     "quickstart": (["held-out overall: untrained / SFT / GRPO", "GRPO - SFT"], _one_shot),
     "agent_quickstart": (
+        ["held-out accuracy: untrained / SFT / Step-GRPO", "Step-GRPO - SFT", "Step-GRPO first -> last turn"],
+        _agent,
+    ),
+    "agent_quickstart_webgen_agent": (
         ["held-out accuracy: untrained / SFT / Step-GRPO", "Step-GRPO - SFT", "Step-GRPO first -> last turn"],
         _agent,
     ),

@@ -152,6 +152,19 @@ def test_a_quickstart_summary_names_its_split_and_digests(tmp_path):
     assert figures_of("agent_quickstart", tmp_path)[1]["test"]["basis"] == "ids"
 
 
+def test_the_seed_format_agent_quickstart_is_recorded_apart_from_vcoders_format():
+    """``--agent-format webgen_agent`` is its own loop: its runs must not overwrite vcoder's format's result files."""
+    from argparse import Namespace
+
+    from vcoder.cli.record import loop_of
+
+    base = {"command": "quickstart", "sft_only": False, "fast": False, "agent": True}
+    assert loop_of(Namespace(**base, agent_format="vcoder"), Path(".")) == "agent_quickstart"
+    assert loop_of(Namespace(**base, agent_format="webgen_agent"), Path(".")) == "agent_quickstart_webgen_agent"
+    assert loop_of(Namespace(**{**base, "agent": False}, agent_format="vcoder"), Path(".")) == "quickstart"
+    assert "agent_quickstart_webgen_agent" in tables.TABLES
+
+
 def test_a_validation_run_is_kept_apart_from_the_reported_tables(tmp_path):
     root, results = documents(tmp_path)
     pilot = {**agent_record(3, 0.1, 0.9), "measured_on": "validation"}

@@ -109,7 +109,12 @@ def output_of(args) -> Path | None:
 def loop_of(args, out: Path) -> str | None:
     """The learning loop a finished command ran (None: a start, or not a learning loop)."""
     if args.command == "quickstart":
-        return None if args.sft_only or args.fast else ("agent_quickstart" if args.agent else "quickstart")
+        if args.sft_only or args.fast:
+            return None
+        if not args.agent:
+            return "quickstart"
+        fmt = getattr(args, "agent_format", "vcoder")
+        return "agent_quickstart" if fmt == "vcoder" else f"agent_quickstart_{fmt}"
     if args.command == "curriculum" and args.action == "run":
         config = (_read(out / "curriculum.json") or {}).get("config", {})
         webrl = config.get("algorithm") == "webrl"
@@ -133,7 +138,7 @@ def _summary_splits(summary: dict[str, Any]) -> dict[str, dict[str, Any]] | None
 
 def figures_of(loop: str, out: Path) -> tuple[dict[str, Any], dict[str, Any], str]:
     """``(figures, splits, measured_on)`` of a finished loop, read from its output folder."""
-    if loop in ("quickstart", "agent_quickstart"):
+    if loop == "quickstart" or loop.startswith("agent_quickstart"):
         summary = _read(out / "summary.json")
         if summary is None:
             raise ValueError(f"{out}/summary.json not found: the run did not finish")
