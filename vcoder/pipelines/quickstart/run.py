@@ -76,12 +76,13 @@ GRPO_RECIPE: dict[str, Any] = {
     "learning_rate": 1.0e-4,
     "lr_scheduler_type": "constant_with_warmup",
     "warmup_steps": 3,
-    # 16 pages x 4 completions a generation, each generation used for two optimizer steps (PPO-clipped); measured
-    # here, one step per generation at this learning rate let the entropy run away mid-run (0.37 -> 1.4), and 8 pages
-    # a generation let the sampled reward itself fall on seed 0 (2.42 -> 2.17; held-out 0.725 -> 0.633, against
-    # 0.725 -> 0.725 with 16)
+    # 64 completions a generation, each generation used for two optimizer steps (PPO-clipped); measured here, one step
+    # per generation at this learning rate let the entropy run away mid-run (0.37 -> 1.4). 8 completions a page on 8
+    # pages, chosen on the VALIDATION pages of seeds 0-2 (issue 35; experiments/results/quickstart_generations_validation.json):
+    # GRPO - SFT -0.009 / +0.067 / -0.006 (mean +0.017), against -0.063 / +0.084 / -0.009 (+0.004) with 4 on 16. Most of
+    # a group's spread is whether a sample guessed the heading (right on ~13% of samples); 4 samples rarely hold one.
     "per_device_train_batch_size": 64,
-    "num_generations": 4,
+    "num_generations": 8,
     "num_iterations": 2,
     # Raw reward differences as advantages: dividing by each group's standard deviation turned differences of a few
     # thousandths (four near-identical completions) into advantages of +-1. The heading is the largest text block and
