@@ -141,3 +141,24 @@ def test_judge_against_transformers_serve(tiny_vlm_server):
         expected = parse_score(reply)
         assert score == (None if expected is None else expected / 5)
         assert score is None or 0.0 <= score <= 1.0
+
+
+def test_takes_an_endpoint_and_the_loose_form_is_retired(monkeypatch):
+    from vcoder.chat import Endpoint
+    from vcoder.gui.judge import JUDGE_DEFAULTS
+
+    monkeypatch.delenv("VCODER_JUDGE_BASE_URL", raising=False)
+    judge = ScreenshotJudge(Endpoint("http://127.0.0.1:9", "m", timeout_ms=5_000, max_retries=0))
+    assert judge.endpoint == Endpoint(
+        "http://127.0.0.1:9", "m", timeout_ms=5_000, max_retries=0, max_tokens=256, temperature=0.0
+    )  # a reply budget and temperature left open: the judge's
+    assert judge.client.transport.max_retries == 0 and (judge.max_tokens, judge.temperature) == (256, 0.0)
+    with pytest.warns(DeprecationWarning, match=r"pass ScreenshotJudge\(Endpoint\("):
+        loose = ScreenshotJudge("http://127.0.0.1:9", "m", timeout_ms=5_000, max_tokens=64)
+    assert loose.endpoint == JUDGE_DEFAULTS.replace(
+        base_url="http://127.0.0.1:9", model="m", timeout_ms=5_000, max_tokens=64
+    )
+    with pytest.raises(TypeError, match="timeout_s"):
+        ScreenshotJudge("http://127.0.0.1:9", "m", timeout_s=5)
+    with pytest.raises(TypeError, match="inside the Endpoint"):
+        ScreenshotJudge(Endpoint("http://127.0.0.1:9", "m"), max_retries=0)

@@ -141,3 +141,18 @@ def test_vlm_policy_against_transformers_serve(tiny_vlm_server):
         assert result.verdict in (Verdict.YES, Verdict.PARTIAL, Verdict.NO)
         assert result.steps_taken <= 3
         assert result.error is None or not result.error.startswith(("vlm:", "policy error"))
+
+
+def test_takes_an_endpoint_and_the_loose_form_is_retired():
+    from vcoder.chat import Endpoint
+    from vcoder.gui.agents import GUI_AGENT_DEFAULTS
+
+    endpoint = GUI_AGENT_DEFAULTS.replace(base_url="http://127.0.0.1:9", model="m", max_tokens=64)
+    policy = VLMPolicy(endpoint)
+    assert policy.endpoint == endpoint and (policy.max_tokens, policy.temperature) == (64, 0.0)
+    assert policy.client.transport.max_retries == 0
+    with pytest.warns(DeprecationWarning, match=r"pass VLMPolicy\(Endpoint\("):
+        loose = VLMPolicy("http://127.0.0.1:9", "m", max_tokens=64)
+    assert loose.endpoint == endpoint
+    with pytest.raises(TypeError, match="inside the Endpoint"):
+        VLMPolicy(Endpoint("http://127.0.0.1:9", "m"), max_tokens=64)

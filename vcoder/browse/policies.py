@@ -122,7 +122,7 @@ def make_agent(
     Args:
         gui_policy: ``vlm`` (:class:`~vcoder.gui.vlm_policy.VLMPolicy`), ``text`` or ``text_screenshot`` (the web
             agent, :class:`WebAgentCasePolicy`, without or with the marked screenshot).
-        endpoint: the agent's server and request settings (:func:`vcoder.gui.vlm_policy.gui_endpoint` builds it from
+        endpoint: the agent's server and request settings (:func:`vcoder.gui.agents.gui_endpoint` builds it from
             a recipe's ``gui_*`` fields).
         client: a client already made from ``endpoint`` (a shared one, or one under watch).
         wrap: applied to a new client made now (e.g. ``WatchedClient``, so a server failure is charged to its task)
@@ -148,7 +148,7 @@ def make_agent(
         if wrap is not None:
             client = wrap(client)
     if gui_policy == "vlm":
-        return VLMPolicy(client=client, max_tokens=endpoint.max_tokens, temperature=endpoint.temperature)
+        return VLMPolicy(endpoint, client=client)
     screenshots = gui_policy == "text_screenshot"
     return WebAgentCasePolicy(ChatPolicy(endpoint, client=client, screenshots=screenshots), step_budget=step_budget)
 

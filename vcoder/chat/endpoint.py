@@ -9,10 +9,11 @@ Recipes and CLIs carry an endpoint flat under one prefix (``judge_base_url``, ``
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Endpoint"]
+__all__ = ["Endpoint", "retired_loose_endpoint"]
 
 
 def _help(text: str) -> dict[str, str]:
@@ -59,3 +60,39 @@ class Endpoint:
     def replace(self, **changes: Any) -> Endpoint:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
+
+
+def retired_loose_endpoint(
+    owner: str, base_url: str | None, model: str | None, loose: dict[str, Any], defaults: Endpoint
+) -> Endpoint:
+    """The ``Endpoint`` of a service built the retired way, from a loose server, model and request settings
+    (``ScreenshotJudge(base_url, model, timeout_ms=...)``), with a ``DeprecationWarning``; the fields not given take
+    the service's ``defaults``. The loose form is kept for one release.
+
+    Args:
+        owner: the service's name, for the messages.
+        base_url, model: the loose server and model.
+        loose: the loose request settings (``Endpoint`` fields other than ``base_url`` and ``model``).
+        defaults: the service's own request settings.
+
+    Raises:
+        TypeError: a loose setting that is no ``Endpoint`` field.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     retired_loose_endpoint("Judge", "http://h", "m", {"max_retries": 0}, Endpoint(timeout_ms=5)).timeout_ms
+        5
+    """
+    known = {f.name for f in dataclasses.fields(Endpoint)} - {"base_url", "model"}
+    unknown = sorted(set(loose) - known)
+    if unknown:
+        raise TypeError(f"{owner}() got unexpected keyword argument(s) {unknown}; request settings: {sorted(known)}")
+    warnings.warn(
+        f"{owner}(base_url, model, timeout_ms=..., ...) is deprecated and goes in the next release: pass "
+        f"{owner}(Endpoint(base_url, model, timeout_ms=..., ...)) (vcoder.chat.Endpoint)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return defaults.replace(base_url=base_url, model=model, **loose)

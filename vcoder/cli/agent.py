@@ -99,7 +99,7 @@ def _make_policy(args):
         return None, f"--policy {args.policy} needs --base-url URL and --model NAME (an OpenAI-compatible server)"
     try:
         from vcoder.browse.policies import make_agent
-        from vcoder.gui.vlm_policy import gui_endpoint
+        from vcoder.gui.agents import gui_endpoint
     except ImportError as exc:
         return None, f"the {args.policy} policy is not available in this install ({exc}); use --policy scripted"
     # the request settings the rewards and the evaluations use (GUI_AGENT_DEFAULTS): only the server is a flag here

@@ -220,8 +220,8 @@ def run(args: argparse.Namespace) -> int:
 
     from vcoder.browse.policies import make_agent
     from vcoder.chat import Endpoint, WatchedClient, connect
-    from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.gui.vlm_policy import gui_endpoint
+    from vcoder.gui.judge import JUDGE_DEFAULTS, ScreenshotJudge
+    from vcoder.gui.agents import gui_endpoint
     from vcoder.rendering import BrowserPool
     from vcoder.sites.audit import AuditedGrader, check_endpoints
 
@@ -230,7 +230,12 @@ def run(args: argparse.Namespace) -> int:
         client = connect(
             Endpoint(args.base_url, args.model, timeout_ms=args.timeout_ms, max_retries=retries, extra_body=body)
         )
-        judge = ScreenshotJudge(*judge_at, max_retries=retries, extra_body=body) if judge_at else None
+        judge = None
+        if judge_at:
+            base_url, model = judge_at
+            judge = ScreenshotJudge(
+                JUDGE_DEFAULTS.replace(base_url=base_url, model=model, max_retries=retries, extra_body=body)
+            )
         agent = None
         if gui_at:
             endpoint = gui_endpoint(args, max_retries=retries, extra_body=body)

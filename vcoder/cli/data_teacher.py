@@ -57,7 +57,9 @@ def run_teacher(args) -> int:
         teacher = connect(
             Endpoint(args.teacher_base_url, args.teacher_model, timeout_ms=args.teacher_timeout_ms, max_retries=2)
         )
-        judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms, max_retries=2)
+        judge = ScreenshotJudge(
+            Endpoint(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms, max_retries=2)
+        )
         try:
             grader = SiteGrader(pool=get_default_pool(), judge=judge)
             return await teacher_trajectories(

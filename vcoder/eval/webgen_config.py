@@ -177,7 +177,7 @@ class WebGenConfig:
     def agent_endpoint(self, **overrides: Any) -> Endpoint:
         """The GUI agent's ``Endpoint``: the ``gui_*`` fields with the run's ``max_retries`` and ``extra_body`` (a field
         the run does not carry takes ``GUI_AGENT_DEFAULTS``'s; ``overrides`` win)."""
-        from vcoder.gui.vlm_policy import gui_endpoint
+        from vcoder.gui.agents import gui_endpoint
 
         return gui_endpoint(self, max_retries=self.max_retries, extra_body=self.extra_body, **overrides)
 

@@ -80,7 +80,7 @@ class TaskRunner:
         started = time.monotonic()
         config = self.config
         endpoint = config.judge_server()
-        judge = None if endpoint is None else ScreenshotJudge.from_endpoint(endpoint)
+        judge = None if endpoint is None else ScreenshotJudge(endpoint)
         instruments = _Instruments(judge=judge, agents={p: self._agent(p) for p in config.protocols})
         if endpoint is not None and "webgen-bench" in config.protocols:
             instruments.benchmark_judge = WatchedClient(connect(endpoint.replace(max_concurrency=AGENT_CONCURRENCY)))

@@ -7,7 +7,7 @@ reference hash, instruction), so identical completions of a GRPO group cost one 
 judge is disabled and returns None ("could not judge"), as it does for server errors and unparseable replies.
 
 Example:
-    >>> judge = ScreenshotJudge("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct")  # doctest: +SKIP
+    >>> judge = ScreenshotJudge(Endpoint("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct"))  # doctest: +SKIP
     >>> await judge.grade(page_png, instruction="A bakery landing page with a menu")  # doctest: +SKIP
     0.8
 """
@@ -22,6 +22,7 @@ from collections import OrderedDict
 from typing import Any
 
 from vcoder.chat import ChatError, Endpoint, connect, user_message
+from vcoder.chat.endpoint import retired_loose_endpoint
 from vcoder.gui.vlm_parse import parse_score
 from vcoder.images import to_png
 
@@ -79,58 +80,54 @@ def judge_server(base_url: str | None, model: str | None) -> tuple[str | None, s
     return base_url, model
 
 
+#: the judge's request settings where its endpoint leaves them open: one retry (a reward must not stall a step), a reply
+#: budget for a justification and the score line, temperature 0 for repeatable grades
+JUDGE_DEFAULTS = Endpoint(timeout_ms=60_000, max_retries=1, max_concurrency=8, max_tokens=256, temperature=0.0)
+
+
 class ScreenshotJudge:
     """Grade rendered pages' appearance with a VLM behind an OpenAI-compatible endpoint.
 
     Args:
-        base_url: server URL (``http://host:8000`` or ``.../v1``); None: ``$VCODER_JUDGE_BASE_URL``; neither: the
-            judge is disabled and every grade is None.
-        model: model name the server serves; None: ``$VCODER_JUDGE_MODEL``.
-        timeout_ms: per-request timeout in ms.
-        max_retries: retries on connection errors, timeouts, 429 and 5xx (kept low: a reward must not stall a step).
-        max_concurrency: requests in flight.
-        max_tokens: reply budget (justification + score line).
-        temperature: sampling temperature (0 for repeatable grades).
+        endpoint: the judge's server and request settings (a reply budget or temperature left None takes
+            :data:`JUDGE_DEFAULTS`'); None, or one naming no server: ``$VCODER_JUDGE_BASE_URL`` /
+            ``$VCODER_JUDGE_MODEL`` with :data:`JUDGE_DEFAULTS`; no server there either: the judge is disabled and
+            every grade is None.
         max_image_side: images are downscaled so their longer side is at most this many pixels.
         cache_size: grades kept (LRU).
-        extra_body: server-specific request fields passed through.
+
+    The retired form ``ScreenshotJudge(base_url, model, timeout_ms=..., max_retries=..., ...)`` (loose request
+    settings, :data:`JUDGE_DEFAULTS` for the rest) still works for one release, with a ``DeprecationWarning``.
+
+    Example:
+        >>> ScreenshotJudge(Endpoint("http://127.0.0.1:9", "m", max_tokens=64)).max_tokens
+        64
     """
 
     def __init__(
         self,
-        base_url: str | None = None,
+        endpoint: Endpoint | str | None = None,
         model: str | None = None,
         *,
-        timeout_ms: float = 60_000,
-        max_retries: int = 1,
-        max_concurrency: int = 8,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
         max_image_side: int = 1568,
         cache_size: int = 4096,
-        extra_body: dict[str, Any] | None = None,
+        **loose: Any,
     ):
-        base_url, model = judge_server(base_url, model)
-        if max_image_side < 64 or max_tokens < 1 or cache_size < 0:
-            raise ValueError(
-                f"max_image_side={max_image_side} (>= 64), max_tokens={max_tokens} (>= 1), cache_size={cache_size} (>= 0)"
-            )
-        self.client = (
-            connect(
-                Endpoint(
-                    base_url,
-                    model,
-                    timeout_ms=timeout_ms,
-                    max_retries=max_retries,
-                    max_concurrency=max_concurrency,
-                    extra_body=extra_body,
-                )
-            )
-            if base_url
-            else None
-        )
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+        if isinstance(endpoint, Endpoint):
+            if model is not None or loose:
+                raise TypeError("ScreenshotJudge(endpoint) takes the model and request settings inside the Endpoint")
+        elif endpoint is not None or model is not None or loose:
+            base_url, model = judge_server(endpoint, model)  # $VCODER_JUDGE_* fill in before the pair is checked
+            endpoint = retired_loose_endpoint("ScreenshotJudge", base_url, model, loose, JUDGE_DEFAULTS)
+        endpoint = endpoint if endpoint is not None else JUDGE_DEFAULTS
+        base_url, model = judge_server(endpoint.base_url, endpoint.model)
+        unset = {k: getattr(JUDGE_DEFAULTS, k) for k in ("max_tokens", "temperature") if getattr(endpoint, k) is None}
+        self.endpoint = endpoint.replace(base_url=base_url, model=model, **unset)
+        if max_image_side < 64 or cache_size < 0:
+            raise ValueError(f"max_image_side={max_image_side} (>= 64), cache_size={cache_size} (>= 0)")
+        self.client = connect(self.endpoint) if self.endpoint.configured else None
+        self.max_tokens = self.endpoint.max_tokens
+        self.temperature = self.endpoint.temperature
         self.max_image_side = max_image_side
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str, str], float] = OrderedDict()
@@ -140,21 +137,15 @@ class ScreenshotJudge:
 
     @classmethod
     def from_endpoint(cls, endpoint: Endpoint, **options: Any) -> ScreenshotJudge:
-        """The judge of ``endpoint`` (its server, request settings, reply budget and temperature; a field left None
-        takes the judge's default; ``$VCODER_JUDGE_*`` apply when it names no server).
+        """Retired spelling of ``ScreenshotJudge(endpoint, **options)``, with a ``DeprecationWarning``."""
+        import warnings
 
-        Args:
-            endpoint: the judge's ``Endpoint`` (e.g. ``RewardSettings.judge_endpoint()``).
-            **options: the judge's own settings (``max_image_side``, ``cache_size``).
-
-        Example:
-            >>> ScreenshotJudge.from_endpoint(Endpoint("http://127.0.0.1:9", "m", max_tokens=64)).max_tokens
-            64
-        """
-        fields = dict(timeout_ms=endpoint.timeout_ms, max_retries=endpoint.max_retries)
-        fields.update(max_concurrency=endpoint.max_concurrency, extra_body=endpoint.extra_body)
-        fields.update({k: v for k in ("max_tokens", "temperature") if (v := getattr(endpoint, k)) is not None})
-        return cls(endpoint.base_url, endpoint.model, **fields, **options)
+        warnings.warn(
+            "ScreenshotJudge.from_endpoint(endpoint) is now ScreenshotJudge(endpoint)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls(endpoint, **options)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

@@ -9,7 +9,7 @@ is asked once more for its verdict; no verdict -> NO. Requests are stateless (hi
 prompt stays small for small models.
 
 Example:
-    >>> policy = VLMPolicy("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct")  # doctest: +SKIP
+    >>> policy = VLMPolicy(Endpoint("http://127.0.0.1:8000", "Qwen/Qwen2.5-VL-7B-Instruct"))  # doctest: +SKIP
     >>> results, score = run_cases(html, [{"task": "Add a todo", "expected_result": "It is listed"}],
     ...                            policy=policy)  # doctest: +SKIP
 """
@@ -17,24 +17,18 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from typing import Any
 
 from vcoder.chat import ChatClient, ChatError, Endpoint, connect, user_message
+from vcoder.chat.endpoint import retired_loose_endpoint
+from vcoder.gui.agents import GUI_AGENT_DEFAULTS
+from vcoder.gui.agents import gui_endpoint as gui_endpoint  # its former home: the name still imports from here
 from vcoder.gui.env import Action, GuiEnv, Observation, PageHung, draw_marks
 from vcoder.gui.policy import CaseResult, Policy, TestCase, Verdict
 from vcoder.gui.vlm_parse import ParsedAction, parse_action
-from vcoder.names import flat_name, from_flat
 
 logger = logging.getLogger(__name__)
-
-#: The GUI agent's request settings where a recipe or a CLI does not declare them, one set for every entry point
-#: (the ``gui_agent`` reward, Step-GRPO's grader, WebGen-Bench's task runner, ``vcoder agent test``). Retries: 0, one
-#: try per request: the case's deadline bounds every request anyway, and a retry storm against a dead or overloaded
-#: server only stalls a training step (a run that wants retries sets ``gui_max_retries`` / WebGen-Bench's
-#: ``max_retries``). A request's timeout is the ``gui_agent`` reward's, the same as a case's default deadline.
-GUI_AGENT_DEFAULTS = Endpoint(timeout_ms=20_000, max_retries=0, max_concurrency=4, max_tokens=256, temperature=0.0)
 
 SYSTEM_PROMPT = """You are a careful QA tester operating a web page in a browser to check whether a feature works.
 Each turn you get a screenshot in which every interactive element has a numbered box, the list of those elements, \
@@ -65,59 +59,53 @@ _SCROLL_UP_PX = "-600"
 class VLMPolicy(Policy):
     """Carry out natural-language test cases with a VLM behind an OpenAI-compatible endpoint.
 
-    Entry points build it from an ``Endpoint`` with :func:`vcoder.browse.policies.make_agent` (``gui_policy: vlm``;
-    defaults: :data:`GUI_AGENT_DEFAULTS`).
+    Entry points build it from a recipe's ``Endpoint`` with :func:`vcoder.browse.policies.make_agent`
+    (``gui_policy: vlm``; request settings a recipe leaves out: :data:`vcoder.gui.agents.GUI_AGENT_DEFAULTS`).
 
     Args:
-        base_url: server URL (vLLM, ``trl vllm-serve``, ``transformers serve``).
-        model: model name the server serves.
-        client: a ready ``ChatClient`` instead of ``base_url``/``model``.
-        timeout_ms: per-request timeout in ms (also capped by the episode deadline).
-        max_retries: request retries on connection errors, timeouts, 429 and 5xx.
-        max_concurrency: requests in flight (cases of a page run concurrently).
-        max_tokens: reply budget per turn.
-        temperature: sampling temperature (0: repeatable episodes).
+        endpoint: the model's server and request settings (vLLM, ``trl vllm-serve``, ``transformers serve``); its
+            ``max_tokens`` and ``temperature`` are each turn's reply budget and sampling temperature (None: the
+            server's), its timeout is capped by the case's deadline. None: ``client`` with
+            :data:`~vcoder.gui.agents.GUI_AGENT_DEFAULTS`' reply budget and temperature.
+        client: a ready ``ChatClient`` made from ``endpoint`` (a shared or watched one) instead of a new one.
         max_listed_elements: elements listed in the prompt (all are marked on the screenshot).
         history_turns: previous actions repeated in the prompt.
-        extra_body: server-specific request fields.
+
+    The retired form ``VLMPolicy(base_url, model, timeout_ms=..., max_tokens=..., ...)`` (loose request settings,
+    ``GUI_AGENT_DEFAULTS`` for the rest) still works for one release, with a ``DeprecationWarning``.
+
+    Example:
+        >>> VLMPolicy(Endpoint("http://127.0.0.1:9", "m", max_tokens=64)).max_tokens
+        64
     """
 
     name = "vlm"
 
     def __init__(
         self,
-        base_url: str | None = None,
+        endpoint: Endpoint | str | None = None,
         model: str | None = None,
         *,
         client: ChatClient | None = None,
-        timeout_ms: float = GUI_AGENT_DEFAULTS.timeout_ms,
-        max_retries: int = GUI_AGENT_DEFAULTS.max_retries,
-        max_concurrency: int = GUI_AGENT_DEFAULTS.max_concurrency,
-        max_tokens: int = GUI_AGENT_DEFAULTS.max_tokens,
-        temperature: float = GUI_AGENT_DEFAULTS.temperature,
         max_listed_elements: int = 60,
         history_turns: int = 15,
-        extra_body: dict[str, Any] | None = None,
+        **loose: Any,
     ):
-        if client is None:
-            if not base_url or not model:
-                raise ValueError(
-                    f"VLMPolicy needs base_url and model (got {base_url!r}, {model!r}); e.g. --base-url "
-                    "http://127.0.0.1:8000 --model Qwen/Qwen2.5-VL-7B-Instruct"
-                )
-            client = connect(
-                Endpoint(
-                    base_url,
-                    model,
-                    timeout_ms=timeout_ms,
-                    max_retries=max_retries,
-                    max_concurrency=max_concurrency,
-                    extra_body=extra_body,
-                )
+        if isinstance(endpoint, Endpoint):
+            if model is not None or loose:
+                raise TypeError("VLMPolicy(endpoint) takes the model and request settings inside the Endpoint")
+        elif endpoint is not None or model is not None or loose:
+            endpoint = retired_loose_endpoint("VLMPolicy", endpoint, model, loose, GUI_AGENT_DEFAULTS)
+        if client is None and (endpoint is None or not endpoint.configured):
+            raise ValueError(
+                f"VLMPolicy needs base_url and model (got {endpoint!r}); e.g. "
+                "VLMPolicy(Endpoint('http://127.0.0.1:8000', 'Qwen/Qwen2.5-VL-7B-Instruct'))"
             )
-        self.client = client
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+        endpoint = endpoint if endpoint is not None else GUI_AGENT_DEFAULTS
+        self.endpoint = endpoint
+        self.client = client if client is not None else connect(endpoint)
+        self.max_tokens = endpoint.max_tokens
+        self.temperature = endpoint.temperature
         self.max_listed_elements = max_listed_elements
         self.history_turns = history_turns
 
@@ -249,18 +237,3 @@ def describe(action: ParsedAction) -> str:
     if action.kind == "scroll":
         return f"scroll {action.direction or 'down'}"
     return action.kind
-
-
-def gui_endpoint(source: Any, **overrides: Any) -> Endpoint:
-    """The GUI agent's ``Endpoint`` from a recipe's flat ``gui_*`` fields (:func:`vcoder.names.from_flat`); a field the
-    recipe does not declare takes :data:`GUI_AGENT_DEFAULTS`, ``overrides`` win (a CLI's own flags).
-
-    Example:
-        >>> from vcoder.rewards.settings import RewardSettings
-        >>> gui_endpoint(RewardSettings(gui_base_url="http://127.0.0.1:8000", gui_model="m")).max_retries
-        0
-    """
-    declared = {f.name for f in dataclasses.fields(Endpoint) if hasattr(source, flat_name("gui", f.name))}
-    defaults = {f.name: getattr(GUI_AGENT_DEFAULTS, f.name) for f in dataclasses.fields(Endpoint)}
-    unset = {name: value for name, value in defaults.items() if name not in declared}
-    return from_flat("gui", Endpoint, source, **{**unset, **overrides})

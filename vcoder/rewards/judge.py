@@ -106,7 +106,7 @@ def judge_for(settings: RewardSettings) -> ScreenshotJudge:
 
 @functools.lru_cache(maxsize=8)
 def _judge(endpoint, max_image_side: int) -> ScreenshotJudge:
-    return ScreenshotJudge.from_endpoint(endpoint, max_image_side=max_image_side)
+    return ScreenshotJudge(endpoint, max_image_side=max_image_side)
 
 
 def _check(settings: RewardSettings) -> None:

@@ -12,18 +12,18 @@ Step-GRPO's per-step advantages.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from vcoder.chat.endpoint import Endpoint
 from vcoder.data.bench_guard import allow_test_split_field
-from vcoder.gui.agents import check_gui_policy, gui_policy_field
+from vcoder.gui.agents import GUI_AGENT_DEFAULTS, check_gui_policy, gui_policy_field
+from vcoder.gui.judge import JUDGE_DEFAULTS
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import carries
+from vcoder.names import carries, flat_name, from_flat
+from vcoder.pipelines.step_grpo.data import check_task_source
 from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import did_you_mean
 
-TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 
 
@@ -176,31 +176,7 @@ class StepGRPOScriptArguments:
             raise ValueError("ablation names both 'naive' and 'cumulative'; they are two advantage modes, keep one")
         if {"screenshot_only", "gui_only"} <= set(self.ablation):
             raise ValueError("ablation names both 'screenshot_only' and 'gui_only'; that leaves no reward, keep one")
-        if self.dataset not in TASK_SOURCES and not os.path.isfile(self.dataset):
-            raise ValueError(
-                f"dataset={self.dataset!r} is neither one of {TASK_SOURCES} nor an existing JSONL file; fix the name "
-                "or the path"
-            )
-        if self.dataset == "webgen_bench" and not self.allow_test_split:
-            raise ValueError(
-                "dataset=webgen_bench trains on WebGen-Bench's TEST split; use dataset=webgen_instruct (WebGen-RL's "
-                "training requests) or set allow_test_split: true"
-            )
-        if self.dataset == "webgen_instruct" and not (self.dataset_source and os.path.isfile(self.dataset_source)):
-            raise ValueError(
-                f"dataset=webgen_instruct needs dataset_source, the path of WebGen-RL's "
-                f"webgen-agent_train_step-grpo.jsonl; got {self.dataset_source!r}"
-            )
-        if self.dataset == "site_kinds":
-            from vcoder.data.splits import SPLITS, check_split
-
-            if self.site_task_split not in (*SPLITS, "heldout"):
-                raise ValueError(
-                    f"site_task_split={self.site_task_split!r} is not a split; choose among {list(SPLITS)}"
-                )
-            self.site_task_split = check_split(self.site_task_split, where="site_task_split")
-        if self.dataset in ("site_tasks", "site_kinds") and self.site_task_samples < 1:
-            raise ValueError(f"site_task_samples={self.site_task_samples} must be at least 1")
+        self.site_task_split = check_task_source(self)
         if self.max_samples is not None and self.max_samples < 1:
             raise ValueError(f"max_samples={self.max_samples} must be positive (or None to keep every task)")
         if self.agent_format not in ("vcoder", "webgen_agent"):
@@ -253,6 +229,35 @@ class StepGRPOScriptArguments:
         from vcoder.rewards.settings import RewardSettings
 
         return None if self.orm_model is None else RewardSettings(orm_model=self.orm_model)
+
+    def judge_endpoint(self) -> Endpoint:
+        """The screenshot judge's ``Endpoint`` (``judge_*``, the rest at ``vcoder.gui.judge.JUDGE_DEFAULTS``); it
+        names no server when appearance is not judged. WebGen-Agent's loop asks it every judging job."""
+        return self._endpoint("judge", JUDGE_DEFAULTS)
+
+    def gui_endpoint(self) -> Endpoint:
+        """The GUI agent's ``Endpoint`` (``gui_*``, the rest at ``vcoder.gui.agents.GUI_AGENT_DEFAULTS``); it names no
+        server when no agent runs natural-language cases."""
+        return self._endpoint("gui", GUI_AGENT_DEFAULTS)
+
+    def test_writer_endpoint(self) -> Endpoint:
+        """The GUI-test writer's ``Endpoint`` (``test_writer_*``; its server and model default to the GUI agent's)."""
+        server = dict(base_url=self.test_writer_base_url or self.gui_base_url)
+        return Endpoint(
+            **server, model=self.test_writer_model or self.gui_model, timeout_ms=self.test_writer_timeout_ms
+        )
+
+    def _endpoint(self, prefix: str, defaults: Endpoint) -> Endpoint:
+        """``defaults`` with the fields this recipe carries of its ``prefix`` endpoint (:data:`_SERVED`)."""
+        return defaults.replace(**{name: getattr(self, flat_name(prefix, name)) for name in _SERVED})
+
+    def case_limits(self) -> CaseLimits:
+        """A GUI test case's ``CaseLimits`` (``gui_step_limit``, ``gui_deadline_ms``, ``gui_action_timeout_ms``)."""
+        return from_flat("gui", CaseLimits, self)
+
+    def render_spec(self) -> RenderSpec:
+        """How a site is rendered for grading: the ``RenderSpec`` of the ``render_*`` fields."""
+        return from_flat("render", RenderSpec, self)
 
     @property
     def advantage_mode(self) -> str:

@@ -11,11 +11,50 @@ case fails before a model is loaded, with its line named.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
 
 COLUMNS = ("prompt", "instruction", "id", "test_cases", "reference")
+TASK_SOURCES = ("site_tasks", "site_kinds", "webgen_bench", "webgen_instruct")
+
+
+def check_task_source(args: Any) -> str:
+    """Check the task settings of Step-GRPO's arguments (``dataset``, ``dataset_source``, ``allow_test_split``,
+    ``site_task_split``, ``site_task_samples``) before anything is loaded.
+
+    Returns:
+        ``site_task_split`` in its checked form.
+
+    Raises:
+        ValueError: naming the bad value and the fix.
+    """
+    if args.dataset not in TASK_SOURCES and not os.path.isfile(args.dataset):
+        raise ValueError(
+            f"dataset={args.dataset!r} is neither one of {TASK_SOURCES} nor an existing JSONL file; fix the name "
+            "or the path"
+        )
+    if args.dataset == "webgen_bench" and not args.allow_test_split:
+        raise ValueError(
+            "dataset=webgen_bench trains on WebGen-Bench's TEST split; use dataset=webgen_instruct (WebGen-RL's "
+            "training requests) or set allow_test_split: true"
+        )
+    if args.dataset == "webgen_instruct" and not (args.dataset_source and os.path.isfile(args.dataset_source)):
+        raise ValueError(
+            f"dataset=webgen_instruct needs dataset_source, the path of WebGen-RL's "
+            f"webgen-agent_train_step-grpo.jsonl; got {args.dataset_source!r}"
+        )
+    split = args.site_task_split
+    if args.dataset == "site_kinds":
+        from vcoder.data.splits import SPLITS, check_split
+
+        if split not in (*SPLITS, "heldout"):
+            raise ValueError(f"site_task_split={split!r} is not a split; choose among {list(SPLITS)}")
+        split = check_split(split, where="site_task_split")
+    if args.dataset in ("site_tasks", "site_kinds") and args.site_task_samples < 1:
+        raise ValueError(f"site_task_samples={args.site_task_samples} must be at least 1")
+    return split
 
 
 def local_tasks(path: str | Path) -> list[dict[str, Any]]:

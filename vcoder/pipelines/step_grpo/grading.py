@@ -1,7 +1,9 @@
 """The Step-GRPO grader, built from the recipe's values: the screenshot judge, the GUI agent, (for tasks without
 test cases) the test writer and the outcome reward model (``orm_model``), on the process's shared browser pool.
 
-The script arguments hold values only; this is where they become services (clients, a pool, a grader).
+The script arguments hold values and build the value objects once (``judge_endpoint()``, ``gui_endpoint()``,
+``test_writer_endpoint()``, ``case_limits()``, ``orm_settings()``, ``episode_options()``); this is where those objects
+become services (clients, a pool, a grader), each receiving its value object whole.
 """
 
 from __future__ import annotations
@@ -29,54 +31,42 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
         ``agent_format=webgen_agent`` the ``SeedServices`` of WebGen-Agent's loop (judge_* is its VLM).
     """
     from vcoder.browse.policies import make_agent
-    from vcoder.gui.judge import ScreenshotJudge
-    from vcoder.gui.vlm_policy import gui_endpoint
+    from vcoder.chat import connect
     from vcoder.rendering import get_default_pool
+
+    judge_at, gui_at = args.judge_endpoint(), args.gui_endpoint()
+    pool = get_default_pool(max_pages=args.render_max_pages)
+    gui_agent = None
+    if gui_at.configured:
+        gui_agent = make_agent(args.gui_policy, gui_at, step_budget=args.case_limits().step_limit)
+    if args.agent_format == "webgen_agent":
+        from vcoder.sites.seed_services import seed_services
+
+        # WebGen-Agent's loop: judge_* is its VLM (every judging job, the GUI-test writer included, as in WebGen-RL),
+        # gui_* its GUI agent (gui_policy; WebGen-RL runs WebVoyager on the same VLM)
+        return seed_services(connect(judge_at), pool=pool, options=args.episode_options(), gui_agent=gui_agent)
+    from vcoder.gui.judge import ScreenshotJudge
     from vcoder.sites.grading import SiteGrader
 
-    judge = gui_agent = None
-    if args.judge_base_url:
-        judge = ScreenshotJudge(args.judge_base_url, args.judge_model, timeout_ms=args.judge_timeout_ms)
-    if args.gui_base_url:
-        gui_agent = make_agent(args.gui_policy, gui_endpoint(args), step_budget=args.gui_step_limit)
-    orm_scorer = None
-    if args.orm_weight > 0:
-        from vcoder.rewards.orm import orm_site_scorer
-
-        orm_scorer = orm_site_scorer(args.orm_settings())
-    pool = get_default_pool(max_pages=args.render_max_pages)
-    if args.agent_format == "webgen_agent":
-        return _seed_services(args, pool, gui_agent)
-    if args.dataset != "webgen_instruct":
-        return SiteGrader(
-            pool=pool, judge=judge, gui_agent=gui_agent, verdict_log=args.verdict_log, orm_scorer=orm_scorer
-        )
-    from vcoder.chat import Endpoint, connect
-    from vcoder.names import from_flat
-    from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
-
-    # the test writer defaults to the GUI agent's server and model (its own request budget)
-    server = dict(
-        base_url=args.test_writer_base_url or args.gui_base_url, model=args.test_writer_model or args.gui_model
-    )
-    client = connect(from_flat("test_writer", Endpoint, args, **server))
-    cache = os.path.join(output_dir, "gui_tests") if output_dir else None
-    return WrittenTestGrader(
-        GuiTestWriter(client, cache_dir=cache),
+    services = dict(
         pool=pool,
-        judge=judge,
+        judge=ScreenshotJudge(judge_at) if judge_at.configured else None,
         gui_agent=gui_agent,
         verdict_log=args.verdict_log,
-        orm_scorer=orm_scorer,
+        orm_scorer=_orm_scorer(args),
     )
+    if args.dataset != "webgen_instruct":
+        return SiteGrader(**services)
+    from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
+
+    cache = os.path.join(output_dir, "gui_tests") if output_dir else None
+    return WrittenTestGrader(GuiTestWriter(connect(args.test_writer_endpoint()), cache_dir=cache), **services)
 
 
-def _seed_services(args: StepGRPOScriptArguments, pool: Any, gui_agent: Any) -> Any:
-    """WebGen-Agent's loop on the sandbox and pool: ``judge_*`` is its VLM (every judging job, the GUI-test writer
-    included, as in WebGen-RL), ``gui_*`` its GUI agent (``gui_policy``; WebGen-RL runs WebVoyager on the same VLM)."""
-    from vcoder.chat import Endpoint, connect
-    from vcoder.names import from_flat
-    from vcoder.sites.seed_services import seed_services
+def _orm_scorer(args: StepGRPOScriptArguments) -> Any:
+    """The ORM step reward's scorer (None when ``orm_weight`` is 0)."""
+    if args.orm_weight == 0:
+        return None
+    from vcoder.rewards.orm import orm_site_scorer
 
-    vlm = connect(from_flat("judge", Endpoint, args))
-    return seed_services(vlm, pool=pool, options=args.episode_options(), gui_agent=gui_agent)
+    return orm_site_scorer(args.orm_settings())
