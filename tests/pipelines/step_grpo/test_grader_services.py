@@ -5,7 +5,6 @@ web-agent form its ``CaseLimits`` step budget, the test writer its own ``Endpoin
 from __future__ import annotations
 
 from vcoder.chat import Endpoint
-from vcoder.gui.judge import JUDGE_DEFAULTS
 from vcoder.gui.limits import CaseLimits
 from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
 from vcoder.pipelines.step_grpo.grading import build_grader
@@ -22,6 +21,8 @@ SERVED = dict(
 
 
 def test_the_recipe_builds_its_value_objects():
+    from vcoder.gui.judge import JUDGE_DEFAULTS
+
     args = StepGRPOScriptArguments(**SERVED, gui_step_limit=6, gui_deadline_ms=12_000, render_width=800)
     assert args.judge_endpoint() == JUDGE_DEFAULTS.replace(
         base_url=SERVED["judge_base_url"], model="judge-vlm", timeout_ms=7_000
