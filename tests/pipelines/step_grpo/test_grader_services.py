@@ -8,7 +8,6 @@ from vcoder.chat import Endpoint
 from vcoder.gui.limits import CaseLimits
 from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
 from vcoder.pipelines.step_grpo.grading import build_grader
-from vcoder.rendering.spec import RenderSpec
 
 SERVED = dict(
     judge_base_url="http://127.0.0.1:9",
@@ -23,14 +22,13 @@ SERVED = dict(
 def test_the_recipe_builds_its_value_objects():
     from vcoder.gui.judge import JUDGE_DEFAULTS
 
-    args = StepGRPOScriptArguments(**SERVED, gui_step_limit=6, gui_deadline_ms=12_000, render_width=800)
+    args = StepGRPOScriptArguments(**SERVED, gui_step_limit=6, gui_deadline_ms=12_000)
     assert args.judge_endpoint() == JUDGE_DEFAULTS.replace(
         base_url=SERVED["judge_base_url"], model="judge-vlm", timeout_ms=7_000
     )
     gui = args.gui_endpoint()
     assert (gui.base_url, gui.model, gui.timeout_ms, gui.max_retries) == (SERVED["gui_base_url"], "gui-vlm", 9_000, 0)
     assert args.case_limits() == CaseLimits(step_limit=6, deadline_ms=12_000)
-    assert args.render_spec() == RenderSpec(width=800, height=720, timeout_ms=10_000)
     # the writer defaults to the GUI agent's server and model, with its own request budget
     assert args.test_writer_endpoint() == Endpoint(SERVED["gui_base_url"], "gui-vlm", timeout_ms=60_000)
     off = StepGRPOScriptArguments()

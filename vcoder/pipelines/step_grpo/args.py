@@ -242,22 +242,21 @@ class StepGRPOScriptArguments:
 
     def test_writer_endpoint(self) -> Endpoint:
         """The GUI-test writer's ``Endpoint`` (``test_writer_*``; its server and model default to the GUI agent's)."""
-        server = dict(base_url=self.test_writer_base_url or self.gui_base_url)
-        return Endpoint(
-            **server, model=self.test_writer_model or self.gui_model, timeout_ms=self.test_writer_timeout_ms
-        )
+        base_url, model = self.test_writer_base_url or self.gui_base_url, self.test_writer_model or self.gui_model
+        return self._served(Endpoint(), base_url, model, self.test_writer_timeout_ms)
 
     def _endpoint(self, prefix: str, defaults: Endpoint) -> Endpoint:
         """``defaults`` with the fields this recipe carries of its ``prefix`` endpoint (:data:`_SERVED`)."""
-        return defaults.replace(**{name: getattr(self, flat_name(prefix, name)) for name in _SERVED})
+        return self._served(defaults, *(getattr(self, flat_name(prefix, name)) for name in _SERVED))
+
+    @staticmethod
+    def _served(defaults: Endpoint, base_url: str | None, model: str | None, timeout_ms: int) -> Endpoint:
+        # a model without a server names no endpoint (a url without a model is refused in __post_init__)
+        return defaults.replace(base_url=base_url or None, model=model if base_url else None, timeout_ms=timeout_ms)
 
     def case_limits(self) -> CaseLimits:
         """A GUI test case's ``CaseLimits`` (``gui_step_limit``, ``gui_deadline_ms``, ``gui_action_timeout_ms``)."""
         return from_flat("gui", CaseLimits, self)
-
-    def render_spec(self) -> RenderSpec:
-        """How a site is rendered for grading: the ``RenderSpec`` of the ``render_*`` fields."""
-        return from_flat("render", RenderSpec, self)
 
     @property
     def advantage_mode(self) -> str:

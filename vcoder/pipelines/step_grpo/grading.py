@@ -34,39 +34,35 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
     from vcoder.chat import connect
     from vcoder.rendering import get_default_pool
 
-    judge_at, gui_at = args.judge_endpoint(), args.gui_endpoint()
+    # the recipe's value objects, built once; below they only become services
+    judge_at, gui_at, writer_at = args.judge_endpoint(), args.gui_endpoint(), args.test_writer_endpoint()
+    limits, options, orm = args.case_limits(), args.episode_options(), args.orm_settings()
     pool = get_default_pool(max_pages=args.render_max_pages)
-    gui_agent = None
-    if gui_at.configured:
-        gui_agent = make_agent(args.gui_policy, gui_at, step_budget=args.case_limits().step_limit)
+    gui_agent = make_agent(args.gui_policy, gui_at, step_budget=limits.step_limit) if gui_at.configured else None
     if args.agent_format == "webgen_agent":
         from vcoder.sites.seed_services import seed_services
 
         # WebGen-Agent's loop: judge_* is its VLM (every judging job, the GUI-test writer included, as in WebGen-RL),
         # gui_* its GUI agent (gui_policy; WebGen-RL runs WebVoyager on the same VLM)
-        return seed_services(connect(judge_at), pool=pool, options=args.episode_options(), gui_agent=gui_agent)
+        return seed_services(connect(judge_at), pool=pool, options=options, gui_agent=gui_agent)
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.sites.grading import SiteGrader
 
+    orm_scorer = None
+    if args.orm_weight > 0:
+        from vcoder.rewards.orm import orm_site_scorer
+
+        orm_scorer = orm_site_scorer(orm)
     services = dict(
         pool=pool,
         judge=ScreenshotJudge(judge_at) if judge_at.configured else None,
         gui_agent=gui_agent,
         verdict_log=args.verdict_log,
-        orm_scorer=_orm_scorer(args),
+        orm_scorer=orm_scorer,
     )
     if args.dataset != "webgen_instruct":
         return SiteGrader(**services)
     from vcoder.sites.gui_tests import GuiTestWriter, WrittenTestGrader
 
     cache = os.path.join(output_dir, "gui_tests") if output_dir else None
-    return WrittenTestGrader(GuiTestWriter(connect(args.test_writer_endpoint()), cache_dir=cache), **services)
-
-
-def _orm_scorer(args: StepGRPOScriptArguments) -> Any:
-    """The ORM step reward's scorer (None when ``orm_weight`` is 0)."""
-    if args.orm_weight == 0:
-        return None
-    from vcoder.rewards.orm import orm_site_scorer
-
-    return orm_site_scorer(args.orm_settings())
+    return WrittenTestGrader(GuiTestWriter(connect(writer_at), cache_dir=cache), **services)
