@@ -35,8 +35,12 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
     from vcoder.rendering import get_default_pool
 
     # the recipe's value objects, built once; below they only become services
-    judge_at, gui_at, writer_at = args.judge_endpoint(), args.gui_endpoint(), args.test_writer_endpoint()
-    limits, options, orm = args.case_limits(), args.episode_options(), args.orm_settings()
+    judge_at = args.judge_endpoint()
+    gui_at = args.gui_endpoint()
+    writer_at = args.test_writer_endpoint()
+    limits = args.case_limits()
+    options = args.episode_options()
+    orm = args.orm_settings()
     pool = get_default_pool(max_pages=args.render_max_pages)
     gui_agent = make_agent(args.gui_policy, gui_at, step_budget=limits.step_limit) if gui_at.configured else None
     if args.agent_format == "webgen_agent":
