@@ -380,16 +380,21 @@ class SiteGrader:
             return 0.0, failed, notes
         try:
             runs = await asyncio.gather(
-                *(self._run(html, site_dir, cases, policy, options) for cases, policy in groups)
+                *(self.run_cases(html, site_dir, cases, policy, options) for cases, policy in groups)
             )
         except InfrastructureError as exc:
             return None, (), [*notes, f"functionality not judged: the browser failed ({exc})"]
         results = tuple(r for run in runs for r in run)
         return mean_score(list(results)), results, notes
 
-    async def _run(self, html, site_dir, cases, policy, options) -> list[CaseResult]:
+    async def run_cases(
+        self, html: str, site_dir: Path, cases: Sequence[TestCase], policy: Policy, options: EpisodeOptions
+    ) -> list[CaseResult]:
+        """Run ``cases`` with ``policy`` on the served site within the episode's ``CaseLimits`` (built once here)
+        (raises ``InfrastructureError`` when the browser fails)."""
+        limits = options.case_limits()
         if policy is not self.scripted:  # the scripted policy already waits for what it expects
-            settle_ms = min(options.settle_timeout_ms, max(options.gui_deadline_ms // 4, 1))
+            settle_ms = min(options.settle_timeout_ms, max(limits.deadline_ms // 4, 1))
             policy = SettleFirst(policy, quiet_ms=options.settle_quiet_ms, max_ms=settle_ms)
         results, _ = await arun_cases(
             html,
@@ -397,7 +402,7 @@ class SiteGrader:
             policy=policy,
             pool=self.pool,
             render=options.render_spec(),
-            limits=options.case_limits(),
+            limits=limits,
             base_dir=str(site_dir),
         )
         return results

@@ -57,7 +57,7 @@ def seed_services(
         if execution.site is None:
             raise RuntimeError("the project serves no page to test")
         html, site_dir = execution.site
-        [result] = await runner._run(html, site_dir, [TestCase(task=instruction)], gui_agent, options)
+        [result] = await runner.run_cases(html, site_dir, [TestCase(task=instruction)], gui_agent, options)
         # the seed's convert_to_string: a placeholder for each observation, then the agent's reply (details 3+)
         replies = [d.split(". ", 1)[-1] for d in result.details[2:]]
         trajectory = "".join(f"[webpage screenshot]\n\n{r}\n\n" for r in replies).strip()
