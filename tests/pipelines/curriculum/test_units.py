@@ -218,7 +218,7 @@ def test_recipes_parse_with_their_training_recipe(name, tmp_path):
         assert config.phases == 3 and not config.uses_writer and config.trainer == "grpo"
     else:
         assert config.uses_writer and config.trainer == "step_grpo" and training_args.num_generations == 5
-        from vcoder.pipelines.step_grpo.args import check_step_config
+        from vcoder.pipelines.step_grpo.train import check_step_config
 
         check_step_config(script_args, training_args)
 

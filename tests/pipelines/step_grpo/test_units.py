@@ -14,9 +14,10 @@ import yaml
 
 from tests.pipelines.step_grpo.scripted import ScriptedTurns
 from vcoder.pipelines.step_grpo.advantages import judged_step_advantages
-from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments, check_step_config
+from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
 from vcoder.pipelines.step_grpo.generation import TurnRequest, cut_reply
 from vcoder.pipelines.step_grpo.tokens import ENV_TURN, ChatTokens, TrajectoryTokens, token_advantages
+from vcoder.pipelines.step_grpo.train import check_step_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RECIPES = sorted(glob.glob(os.path.join(ROOT, "configs", "step_grpo", "*.yaml")))

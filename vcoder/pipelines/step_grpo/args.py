@@ -31,6 +31,11 @@ ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 _SERVED = ("base_url", "model", "timeout_ms")
 
 
+def _served(defaults: Endpoint, base_url: str | None, model: str | None, timeout_ms: int) -> Endpoint:
+    # a model without a server names no endpoint (a server without a model is refused in __post_init__)
+    return defaults.replace(base_url=base_url or None, model=model if base_url else None, timeout_ms=timeout_ms)
+
+
 @dataclass
 @carries(
     "test_writer",
@@ -56,9 +61,9 @@ class StepGRPOScriptArguments:
     """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML).
 
     The render spec, the GUI case limits and the three endpoints follow the class's own fields, generated from their
-    value objects (:func:`vcoder.names.carries`, applied bottom-up): ``render_*``, ``gui_step_limit`` /
-    ``gui_deadline_ms`` / ``gui_action_timeout_ms``, and ``judge_*`` / ``gui_*`` / ``test_writer_*`` (``base_url``,
-    ``model``, ``timeout_ms``).
+    value objects (:func:`vcoder.names.carries`): ``render_*``, ``gui_step_limit`` / ``gui_deadline_ms`` /
+    ``gui_action_timeout_ms``, ``judge_*`` / ``gui_*`` / ``test_writer_*`` (``base_url``, ``model``, ``timeout_ms``);
+    the methods named after them build the value objects the grading services receive.
     """
 
     dataset: str = field(
@@ -166,9 +171,8 @@ class StepGRPOScriptArguments:
     )
 
     def __post_init__(self) -> None:
-        if isinstance(self.ablation, str):
-            self.ablation = [self.ablation]
-        self.ablation = [name.strip() for item in self.ablation for name in str(item).split(",") if name.strip()]
+        items = [self.ablation] if isinstance(self.ablation, str) else self.ablation
+        self.ablation = [name.strip() for item in items for name in str(item).split(",") if name.strip()]
         for name in self.ablation:
             if name not in ABLATIONS:
                 raise ValueError(f"ablation {name!r}{did_you_mean(name, ABLATIONS)} is not one of {ABLATIONS}")
@@ -231,28 +235,20 @@ class StepGRPOScriptArguments:
         return None if self.orm_model is None else RewardSettings(orm_model=self.orm_model)
 
     def judge_endpoint(self) -> Endpoint:
-        """The screenshot judge's ``Endpoint`` (``judge_*``, the rest at ``vcoder.gui.judge.JUDGE_DEFAULTS``); it
-        names no server when appearance is not judged. WebGen-Agent's loop asks it every judging job."""
+        """The screenshot judge's ``Endpoint`` (``judge_*``; the rest: ``vcoder.gui.judge.JUDGE_DEFAULTS``)."""
         return self._endpoint("judge", JUDGE_DEFAULTS)
 
     def gui_endpoint(self) -> Endpoint:
-        """The GUI agent's ``Endpoint`` (``gui_*``, the rest at ``vcoder.gui.agents.GUI_AGENT_DEFAULTS``); it names no
-        server when no agent runs natural-language cases."""
+        """The GUI agent's ``Endpoint`` (``gui_*``; the rest: ``vcoder.gui.agents.GUI_AGENT_DEFAULTS``)."""
         return self._endpoint("gui", GUI_AGENT_DEFAULTS)
 
     def test_writer_endpoint(self) -> Endpoint:
         """The GUI-test writer's ``Endpoint`` (``test_writer_*``; its server and model default to the GUI agent's)."""
         base_url, model = self.test_writer_base_url or self.gui_base_url, self.test_writer_model or self.gui_model
-        return self._served(Endpoint(), base_url, model, self.test_writer_timeout_ms)
+        return _served(Endpoint(), base_url, model, self.test_writer_timeout_ms)
 
     def _endpoint(self, prefix: str, defaults: Endpoint) -> Endpoint:
-        """``defaults`` with the fields this recipe carries of its ``prefix`` endpoint (:data:`_SERVED`)."""
-        return self._served(defaults, *(getattr(self, flat_name(prefix, name)) for name in _SERVED))
-
-    @staticmethod
-    def _served(defaults: Endpoint, base_url: str | None, model: str | None, timeout_ms: int) -> Endpoint:
-        # a model without a server names no endpoint (a url without a model is refused in __post_init__)
-        return defaults.replace(base_url=base_url or None, model=model if base_url else None, timeout_ms=timeout_ms)
+        return _served(defaults, *(getattr(self, flat_name(prefix, name)) for name in _SERVED))
 
     def case_limits(self) -> CaseLimits:
         """A GUI test case's ``CaseLimits`` (``gui_step_limit``, ``gui_deadline_ms``, ``gui_action_timeout_ms``)."""
@@ -301,36 +297,4 @@ class StepGRPOScriptArguments:
             gui_deadline_ms=self.gui_deadline_ms,
             gui_action_timeout_ms=self.gui_action_timeout_ms,
             reply_timeout_ms=self.reply_timeout_ms,
-        )
-
-
-def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:
-    """Cross-checks between the Step-GRPO arguments and TRL's ``GRPOConfig``.
-
-    Raises:
-        ValueError: naming both values and the fix.
-    """
-    budget = training_args.max_completion_length
-    if budget is None or script_args.max_turn_tokens > budget:
-        raise ValueError(
-            f"max_turn_tokens={script_args.max_turn_tokens} exceeds max_completion_length={budget}, the "
-            "trajectory's whole budget (every reply and feedback turn); raise max_completion_length (e.g. max_turns "
-            "x (max_turn_tokens + feedback)) or lower max_turn_tokens"
-        )
-    if training_args.num_generations < 2:
-        raise ValueError(
-            f"num_generations={training_args.num_generations}: Step-GRPO compares the G trajectories of a task; "
-            "use at least 2 (WebGen-Agent: 5)"
-        )
-    if script_args.dataset == "webgen_instruct" and not script_args.gui_base_url:
-        raise ValueError(
-            "dataset=webgen_instruct has no test cases: a writer LLM writes one GUI-agent test per task and a VLM GUI "
-            "agent runs it; set gui_base_url and gui_model (and test_writer_base_url / test_writer_model "
-            "for another writer model)"
-        )
-    if script_args.dataset == "webgen_bench" and not (script_args.gui_base_url or script_args.judge_base_url):
-        raise ValueError(
-            "dataset=webgen_bench has natural-language test cases, which only a VLM GUI agent can run, and no "
-            "reference pages: with neither gui_base_url nor judge_base_url no step can be judged; set them "
-            "(with gui_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
         )

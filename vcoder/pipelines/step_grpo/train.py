@@ -12,8 +12,12 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-__all__ = ["build_trainer", "main", "cli", "make_parser"]
+if TYPE_CHECKING:
+    from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
+
+__all__ = ["build_trainer", "check_step_config", "main", "cli", "make_parser"]
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +29,38 @@ def make_parser():
     from vcoder.pipelines.step_grpo.args import StepGRPOScriptArguments
 
     return TrlParser((StepGRPOScriptArguments, GRPOConfig, ModelConfig), prog="vcoder train step-grpo")
+
+
+def check_step_config(script_args: StepGRPOScriptArguments, training_args) -> None:
+    """Cross-checks between the Step-GRPO arguments and TRL's ``GRPOConfig``.
+
+    Raises:
+        ValueError: naming both values and the fix.
+    """
+    budget = training_args.max_completion_length
+    if budget is None or script_args.max_turn_tokens > budget:
+        raise ValueError(
+            f"max_turn_tokens={script_args.max_turn_tokens} exceeds max_completion_length={budget}, the "
+            "trajectory's whole budget (every reply and feedback turn); raise max_completion_length (e.g. max_turns "
+            "x (max_turn_tokens + feedback)) or lower max_turn_tokens"
+        )
+    if training_args.num_generations < 2:
+        raise ValueError(
+            f"num_generations={training_args.num_generations}: Step-GRPO compares the G trajectories of a task; "
+            "use at least 2 (WebGen-Agent: 5)"
+        )
+    if script_args.dataset == "webgen_instruct" and not script_args.gui_base_url:
+        raise ValueError(
+            "dataset=webgen_instruct has no test cases: a writer LLM writes one GUI-agent test per task and a VLM GUI "
+            "agent runs it; set gui_base_url and gui_model (and test_writer_base_url / test_writer_model "
+            "for another writer model)"
+        )
+    if script_args.dataset == "webgen_bench" and not (script_args.gui_base_url or script_args.judge_base_url):
+        raise ValueError(
+            "dataset=webgen_bench has natural-language test cases, which only a VLM GUI agent can run, and no "
+            "reference pages: with neither gui_base_url nor judge_base_url no step can be judged; set them "
+            "(with gui_model / judge_model), or train on dataset=site_tasks, whose cases are scripted"
+        )
 
 
 def build_trainer(
@@ -50,7 +86,6 @@ def build_trainer(
 
     from vcoder.models.loading import recipe_init_kwargs
     from vcoder.pipelines.recipes import check_model_path
-    from vcoder.pipelines.step_grpo.args import check_step_config
     from vcoder.pipelines.step_grpo.data import task_rows
     from vcoder.pipelines.step_grpo.trainer import StepGRPOTrainer
 
