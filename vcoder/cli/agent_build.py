@@ -220,8 +220,8 @@ def run(args: argparse.Namespace) -> int:
 
     from vcoder.browse.policies import make_agent
     from vcoder.chat import Endpoint, WatchedClient, connect
-    from vcoder.gui.judge import JUDGE_DEFAULTS, ScreenshotJudge
     from vcoder.gui.agents import gui_endpoint
+    from vcoder.gui.judge import JUDGE_DEFAULTS, ScreenshotJudge
     from vcoder.rendering import BrowserPool
     from vcoder.sites.audit import AuditedGrader, check_endpoints
 
