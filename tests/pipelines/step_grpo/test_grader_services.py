@@ -44,3 +44,12 @@ def test_the_grader_services_receive_the_recipes_endpoints():
     assert text.gui_agent.agent.endpoint == args.gui_endpoint() and text.gui_agent.step_budget == 4
     off = build_grader(StepGRPOScriptArguments())
     assert off.judge is None and off.gui_agent is None
+
+
+def test_the_seed_loops_vlm_keeps_the_endpoints_own_request_defaults():
+    """In WebGen-Agent's loop ``judge_*`` is its VLM; it keeps ``Endpoint``'s retries and reply budget, not the
+    screenshot judge's (1 retry, 256 tokens), as it did before the recipe built its value objects."""
+    args = StepGRPOScriptArguments(**SERVED, agent_format="webgen_agent", turn_format="bolt")
+    vlm = args.seed_vlm_endpoint()
+    assert vlm == Endpoint(SERVED["judge_base_url"], "judge-vlm", timeout_ms=7_000)
+    assert vlm.max_retries == Endpoint().max_retries != args.judge_endpoint().max_retries

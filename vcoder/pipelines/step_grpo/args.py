@@ -238,6 +238,11 @@ class StepGRPOScriptArguments:
         """The screenshot judge's ``Endpoint`` (``judge_*``; the rest: ``vcoder.gui.judge.JUDGE_DEFAULTS``)."""
         return self._endpoint("judge", JUDGE_DEFAULTS)
 
+    def seed_vlm_endpoint(self) -> Endpoint:
+        """WebGen-Agent's VLM in its loop (``agent_format=webgen_agent``): ``judge_*`` with ``Endpoint``'s own request
+        defaults (3 retries, no reply cap), not the screenshot judge's."""
+        return self._endpoint("judge", Endpoint())
+
     def gui_endpoint(self) -> Endpoint:
         """The GUI agent's ``Endpoint`` (``gui_*``; the rest: ``vcoder.gui.agents.GUI_AGENT_DEFAULTS``)."""
         return self._endpoint("gui", GUI_AGENT_DEFAULTS)

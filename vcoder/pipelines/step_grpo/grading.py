@@ -48,7 +48,7 @@ def build_grader(args: StepGRPOScriptArguments, output_dir: str | None = None) -
 
         # WebGen-Agent's loop: judge_* is its VLM (every judging job, the GUI-test writer included, as in WebGen-RL),
         # gui_* its GUI agent (gui_policy; WebGen-RL runs WebVoyager on the same VLM)
-        return seed_services(connect(judge_at), pool=pool, options=options, gui_agent=gui_agent)
+        return seed_services(connect(args.seed_vlm_endpoint()), pool=pool, options=options, gui_agent=gui_agent)
     from vcoder.gui.judge import ScreenshotJudge
     from vcoder.sites.grading import SiteGrader
 
