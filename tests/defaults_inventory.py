@@ -88,7 +88,7 @@ class _Resolver:
             return f"{owner}.{attr}"
         return None
 
-    def _constant(self, name: str, module: str) -> tuple[ast.expr, str] | None:
+    def constant(self, name: str, module: str) -> tuple[ast.expr, str] | None:
         if name in self.constants.get(module, {}):
             return self.constants[module][name], module
         owner, attr = self.imports.get(module, {}).get(name, (None, None))
@@ -123,7 +123,7 @@ class _Resolver:
             return ast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             pass
-        if isinstance(node, ast.Name) and depth < 5 and (found := self._constant(node.id, module)):
+        if isinstance(node, ast.Name) and depth < 5 and (found := self.constant(node.id, module)):
             return self.value(found[0], found[1], depth + 1)
         if isinstance(node, ast.Call) and _decorator_name(node) == "_option" and node.args:  # rendering's fields
             return self.value(node.args[0], module, depth + 1)
@@ -139,7 +139,7 @@ class _Resolver:
             owner, name = self._module_of(node.value.id, module), node.value.id
             if owner and node.attr in self.constants[owner]:  # defaults.TIMEOUT_MS
                 return self.value(self.constants[owner][node.attr], owner, depth + 1)
-            found = (local[name], module) if local and name in local else self._constant(name, module)
+            found = (local[name], module) if local and name in local else self.constant(name, module)
             if found and isinstance(found[0], ast.Call):  # CASE_PAGE.timeout_ms, CASE_PAGE = RenderSpec(...)
                 for kw in found[0].keywords:
                     if kw.arg == node.attr:
@@ -196,6 +196,12 @@ def _carried(call: ast.Call, classes, resolve, module: str) -> Iterator[tuple[st
         return
     prefix = resolve.value(call.args[0], module)
     options = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+    for kw in call.keywords:  # **_BUILDER_DEFAULTS, a module's dict(...) or {...} of the recipe's defaults
+        found = resolve.constant(kw.value.id, module) if not kw.arg and isinstance(kw.value, ast.Name) else None
+        if found and isinstance(found[0], ast.Call) and _decorator_name(found[0]) == "dict":
+            options.update({k.arg: k.value for k in found[0].keywords if k.arg})
+        elif found and isinstance(found[0], ast.Dict):
+            options.update({resolve.value(k, module): v for k, v in zip(found[0].keys, found[0].values) if k})
     only = resolve.value(options.pop("only", None), module)
     skip = resolve.value(options.pop("skip", None), module) or ()
     options.pop("about", None)
@@ -284,12 +290,21 @@ def _flag(call: ast.Call, resolve, module: str, local: dict) -> list[Declaration
     return [Declaration(dest, default, "flag", f"{module}: {long[0]}")]
 
 
+def normal(default: object) -> object:
+    """One form per value: a sequence of strings as its comma-joined flag form (``("a", "b")`` == ``"a,b"``), other
+    unhashable values as their repr."""
+    if isinstance(default, (list, tuple)) and all(isinstance(v, str) for v in default):
+        return ",".join(default)
+    return repr(default) if isinstance(default, (list, dict, set)) else default
+
+
 def several_defaults(found: list[Declaration]) -> dict[str, dict[object, list[str]]]:
-    """{name: {default: places}} of each name declared with more than one distinct default."""
+    """{name: {default: places}} of each name declared with more than one distinct default (``None``, "not set: the
+    owner's default applies", is no default)."""
     by: dict[str, dict[object, list[str]]] = {}
     for d in found:
-        key = d.default if not isinstance(d.default, (list, dict, set)) else repr(d.default)
-        by.setdefault(d.name, {}).setdefault(key, []).append(d.where)
+        if d.default is not None:
+            by.setdefault(d.name, {}).setdefault(normal(d.default), []).append(d.where)
     return {name: defaults for name, defaults in sorted(by.items()) if len(defaults) > 1}
 
 

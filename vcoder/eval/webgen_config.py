@@ -16,7 +16,7 @@ from typing import Any
 from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.agents import DEFAULT_GUI_POLICY, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import carries, from_flat
+from vcoder.names import accepts_old_names, carries, from_flat
 from vcoder.rendering.spec import RenderSpec
 from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
@@ -41,6 +41,7 @@ _AGENT = ("base_url", "model", "timeout_ms", "max_tokens")
 _JUDGE = ("base_url", "model", "timeout_ms")
 
 
+@accepts_old_names()  # agent_base_url, max_actions, case_timeout_ms, retries, ... (vcoder.names.RENAMED)
 @dataclass(frozen=True)
 @carries("render", RenderSpec, only=("width", "height"), about="The sites")  # render_width, render_height
 @carries("gui", CaseLimits, only=("step_limit", "deadline_ms"), about="A test case (WebGen-Bench: at most 15 actions)")

@@ -18,7 +18,7 @@ from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
 from vcoder.metrics.extract import FORMAT_STYLES
-from vcoder.names import carries, from_flat, generated_fields
+from vcoder.names import accepts_old_names, carries, from_flat, generated_fields, renamed_keywords
 from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import unknown_names
 
@@ -62,6 +62,7 @@ def _help(text: str) -> dict[str, str]:
     return {"help": text}
 
 
+@accepts_old_names()  # load_timeout_ms, judge_url, case_deadline_ms, ... (vcoder.names.RENAMED)
 @dataclass(frozen=True)
 @carries(
     "judge",
@@ -198,6 +199,7 @@ class RewardSettings:
     def from_params(cls, **params: Any) -> RewardSettings:
         """Build from flat keyword parameters, refusing unknown keys with a "did you mean"."""
         known = sorted(f.name for f in dataclasses.fields(cls))
+        params = renamed_keywords(cls, params)  # an old name (load_timeout_ms) works, with a DeprecationWarning
         unknown = [k for k in params if k not in known]
         if unknown:
             raise TypeError(

@@ -15,7 +15,7 @@ from typing import Any
 from vcoder.gui.limits import CaseLimits
 from vcoder.gui.policy import CaseResult, TestCase, parse_cases
 from vcoder.gui.runner import CASE_PAGE
-from vcoder.names import carries, from_flat
+from vcoder.names import accepts_old_names, carries, from_flat
 from vcoder.rendering.spec import RenderSpec
 from vcoder.sites.build import BuildLimits
 from vcoder.sites.turns import SiteLimits
@@ -63,6 +63,9 @@ class SiteTask:
         )
 
 
+# width, height and action_timeout_ms were renamed when the fields came to be generated (before that,
+# load_timeout_ms / case_step_limit / case_deadline_ms: vcoder.names.RENAMED)
+@accepts_old_names(width="render_width", height="render_height")
 @dataclass(frozen=True)
 @carries("gui", CaseLimits, about="A GUI test case")  # gui_step_limit, gui_deadline_ms, gui_action_timeout_ms
 @carries("render", RenderSpec, timeout_ms=CASE_PAGE.timeout_ms, about="The site's page")  # render_width, ...
