@@ -29,6 +29,8 @@ class Declaration:
     default: object
     kind: str
     where: str
+    #: the default names a declaration (a constant, a value object's field) instead of writing a literal
+    named: bool = False
 
 
 _MISSING = object()
@@ -71,7 +73,7 @@ class _Resolver:
                                 consts[t.id] = v
             self.constants[module], self.imports[module] = consts, imports
             for node in ast.walk(tree):  # function-local imports too (the CLI imports lazily)
-                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("vcoder"):
+                if isinstance(node, ast.ImportFrom) and node.module:
                     for alias in node.names:
                         imports.setdefault(alias.asname or alias.name, (node.module, alias.name))
                 if isinstance(node, ast.ClassDef):
@@ -127,6 +129,10 @@ class _Resolver:
             return self.value(found[0], found[1], depth + 1)
         if isinstance(node, ast.Call) and _decorator_name(node) == "_option" and node.args:  # rendering's fields
             return self.value(node.args[0], module, depth + 1)
+        if isinstance(node, ast.Call) and _decorator_name(node) == "tuple" and len(node.args) == 1 and depth < 5:
+            found = self.constant(node.args[0].id, module) if isinstance(node.args[0], ast.Name) else None
+            if found and isinstance(found[0], ast.Dict):  # tuple(TEMPLATES): a mapping's keys
+                return tuple(self.value(k, found[1], depth + 1) for k in found[0].keys)
         if isinstance(node, ast.Call) and depth < 5 and (made := self._made_field(node, module)):
             return self.value(made[0], made[1], depth + 1)  # gui_policy_field(...): a function returning a field
         if isinstance(node, ast.Name) and local and node.id in local and depth < 5:
@@ -163,18 +169,27 @@ def _decorator_name(node: ast.expr) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
-def _field_default(value: ast.expr, resolve, module: str) -> tuple[bool, object]:
-    """(has a default, the default) of a dataclass field's right-hand side."""
+def _named(node: ast.expr | None) -> bool:
+    """Whether a default is written as a reference (``CASE_PAGE.timeout_ms``) rather than a literal (``10_000``)."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return node is not None
+    return False
+
+
+def _field_default(value: ast.expr, resolve, module: str) -> tuple[bool, object, bool]:
+    """(has a default, the default, named) of a dataclass field's right-hand side."""
     if isinstance(value, ast.Call) and _decorator_name(value) == "field":
         for kw in value.keywords:
             if kw.arg == "default":
-                return True, resolve.value(kw.value, module)
-        return False, None  # default_factory, or required
-    return True, resolve.value(value, module)
+                return True, resolve.value(kw.value, module), _named(kw.value)
+        return False, None, False  # default_factory, or required
+    return True, resolve.value(value, module), _named(value)
 
 
-def _dataclasses(modules, resolve) -> dict[str, list[tuple[str, bool, object]]]:
-    """{class name: [(field, has default, default)]} of every dataclass in the package (own fields only)."""
+def _dataclasses(modules, resolve) -> dict[str, list[tuple[str, bool, object, bool]]]:
+    """{class name: [(field, has default, default, named)]} of every dataclass in the package (own fields only)."""
     out = {}
     for module, tree in modules.items():
         for node in ast.walk(tree):
@@ -184,8 +199,10 @@ def _dataclasses(modules, resolve) -> dict[str, list[tuple[str, bool, object]]]:
                     if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                         if "ClassVar" in ast.unparse(item.annotation):
                             continue
-                        has, default = _field_default(item.value, resolve, module) if item.value else (False, None)
-                        fields.append((item.target.id, has, default))
+                        has, default, named = (
+                            _field_default(item.value, resolve, module) if item.value else (False, None, False)
+                        )
+                        fields.append((item.target.id, has, default, named))
                 out[node.name] = fields
     return out
 
@@ -205,13 +222,14 @@ def _carried(call: ast.Call, classes, resolve, module: str) -> Iterator[tuple[st
     only = resolve.value(options.pop("only", None), module)
     skip = resolve.value(options.pop("skip", None), module) or ()
     options.pop("about", None)
-    for name, has, default in classes[call.args[1].id]:
+    for name, has, default, _ in classes[call.args[1].id]:
         if (only is not None and name not in only) or name in skip:
             continue
+        named = True  # the value object's own default, referenced
         if name in options:
-            has, default = True, resolve.value(options[name], module)
+            has, default, named = True, resolve.value(options[name], module), _named(options[name])
         if has:
-            yield (f"{prefix}_{name}" if prefix else name), default
+            yield (f"{prefix}_{name}" if prefix else name), default, named
 
 
 def _public(name: str) -> bool:
@@ -229,13 +247,13 @@ def declarations(root: pathlib.Path = ROOT) -> list[Declaration]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 if any(_decorator_name(d) == "dataclass" for d in node.decorator_list):
-                    for name, has, default in classes.get(node.name, []):
+                    for name, has, default, named in classes.get(node.name, []):
                         if has:
-                            found.append(Declaration(name, default, "field", f"{module}.{node.name}"))
+                            found.append(Declaration(name, default, "field", f"{module}.{node.name}", named))
                 for d in node.decorator_list:
                     if isinstance(d, ast.Call) and _decorator_name(d) == "carries":
-                        for name, default in _carried(d, classes, resolve, module):
-                            found.append(Declaration(name, default, "field", f"{module}.{node.name}"))
+                        for name, default, named in _carried(d, classes, resolve, module):
+                            found.append(Declaration(name, default, "field", f"{module}.{node.name}", named))
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _public(item.name):
                         if _public(node.name):
@@ -265,7 +283,7 @@ def _keywords(fn, where: str, resolve, module: str) -> list[Declaration]:
     for arg, default in pairs:
         value = resolve.value(default, module)
         if value is not None:
-            out.append(Declaration(arg.arg, value, "keyword", f"{where}({arg.arg}=)"))
+            out.append(Declaration(arg.arg, value, "keyword", f"{where}({arg.arg}=)", _named(default)))
     return out
 
 
@@ -287,7 +305,7 @@ def _flag(call: ast.Call, resolve, module: str, local: dict) -> list[Declaration
     dest = resolve.value(options.get("dest"), module) or long[0][2:].replace("-", "_")
     if not isinstance(dest, str):
         return []
-    return [Declaration(dest, default, "flag", f"{module}: {long[0]}")]
+    return [Declaration(dest, default, "flag", f"{module}: {long[0]}", _named(options.get("default")))]
 
 
 def normal(default: object) -> object:
@@ -312,8 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--names", nargs="*", help="only these names")
+    p.add_argument("--root", type=pathlib.Path, default=ROOT, help="the package folder (another checkout's vcoder/)")
     args = p.parse_args(argv)
-    found = declarations()
+    found = declarations(args.root)
     several = several_defaults(found)
     if args.names:
         several = {n: v for n, v in several.items() if n in args.names}

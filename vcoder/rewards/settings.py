@@ -19,6 +19,7 @@ from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
 from vcoder.metrics.extract import FORMAT_STYLES
 from vcoder.names import accepts_old_names, carries, from_flat, generated_fields, renamed_keywords
+from vcoder.rendering import defaults
 from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import unknown_names
 
@@ -102,7 +103,9 @@ class RewardSettings:
     parameters configures a whole reward list.
     """
 
-    render_max_pages: int = field(default=2, metadata=_help("Concurrent browser pages of this process's pool."))
+    render_max_pages: int = field(
+        default=defaults.MAX_PAGES, metadata=_help("Concurrent browser pages of this process's pool.")
+    )
     clip_model: str = field(default="ViT-B-32", metadata=_help("open_clip model name of the clip reward."))
     clip_pretrained: str | None = field(
         default="openai", metadata=_help("open_clip pretrained tag (resolved offline) or a local checkpoint path.")
