@@ -600,25 +600,45 @@ MEANINGS = {
 }
 #: timeout flags of one command each that bound something else
 OTHER_FLAGS = {"settle-timeout-ms", "expect-timeout-ms"}
+#: what a flag naming a model (``--model``, ``--judge-model``, ...) is, read from its help the same way
+MODEL_MEANINGS = {
+    "a served model's name": r"\b(server|serves|knows it|on --base-url|(agent|judge)'s model)\b",
+    "a folder (or hub id) to load": r"\b(folder|hub id)\b",
+    "an open_clip architecture": r"\bopen_clip\b",
+}
+#: flags with two meanings today (flag: where and what); the list only shrinks
+SECOND_MEANINGS = {
+    "model": "vcoder orm train / score / report: a folder to load (the base VLM, the ORM); elsewhere a served "
+    "model's name (the recipes' names would be --model-name-or-path and --orm-model)",
+}
 
 
 def flag_meanings() -> dict[str, dict[str, list[str]]]:
-    """{flag: {meaning: commands}} for every ``*-timeout-ms`` / ``*-deadline-ms`` flag of the vcoder CLI."""
+    """{flag: {meaning: commands}} for every ``*-timeout-ms`` / ``*-deadline-ms`` and ``*model`` flag of every
+    subcommand of the vcoder CLI."""
     import re
 
     found: dict[str, dict[str, list[str]]] = {}
     for flag, _dest, _default, help_, command in flags():
         if flag.endswith(("timeout-ms", "deadline-ms")) and flag not in OTHER_FLAGS:
-            meant = [m for m, pattern in MEANINGS.items() if re.search(pattern, help_.split("(")[0])]
-            meaning = meant[0] if len(meant) == 1 else f"unclear: {help_!r}"
-            found.setdefault(flag, {}).setdefault(meaning, []).append(command)
+            meanings, said = MEANINGS, help_.split("(")[0]
+        elif flag == "model" or flag.endswith("-model"):
+            meanings, said = MODEL_MEANINGS, help_.split("(default")[0]
+        else:
+            continue
+        meant = [m for m, pattern in meanings.items() if re.search(pattern, said)]
+        meaning = meant[0] if len(meant) == 1 else f"unclear: {help_!r}"
+        found.setdefault(flag, {}).setdefault(meaning, []).append(command)
     return found
 
 
 def test_a_flag_means_one_thing_across_the_commands():
     found = flag_meanings()
     several = {flag: by for flag, by in found.items() if len(by) > 1 or any(m.startswith("unclear") for m in by)}
+    assert set(SECOND_MEANINGS) <= set(several), "a flag of SECOND_MEANINGS has one meaning now: delete it"
+    several = {flag: by for flag, by in several.items() if flag not in SECOND_MEANINGS}
     assert not several, f"a flag with several meanings across commands (or a help that says none): {several}"
+    assert {c.split()[1] for by in found.values() for cs in by.values() for c in cs} >= {"agent", "eval", "data"}
     destinations = {}
     for flag, dest, *_ in flags():
         destinations.setdefault(flag, set()).add(dest)
@@ -636,6 +656,9 @@ def test_the_meanings_scanner_tells_the_three_budgets_apart():
     for help_, meaning in helps.items():
         assert [m for m, p in MEANINGS.items() if re.search(p, help_.split("(")[0])] == [meaning]
     assert set(flag_meanings()["timeout-ms"]) == {"one request to a model server"}
+    model = flag_meanings()["model"]
+    assert set(model["a served model's name"]) >= {"vcoder predict", "vcoder agent build", "vcoder eval webgen-bench"}
+    assert set(model["a folder (or hub id) to load"]) == {"vcoder orm train", "vcoder orm score", "vcoder orm report"}
 
 
 def test_each_commands_old_timeout_flag_still_works_with_a_warning(caplog):
