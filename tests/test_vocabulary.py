@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib
 
 import pytest
@@ -375,88 +376,197 @@ def test_allow_test_split_is_one_declaration_wherever_a_recipe_trains_on_site_re
     assert all(f.default is False and f.metadata["help"] == ALLOW_TEST_SPLIT_HELP for f in found.values())
 
 
-# one default per setting: every place a vocabulary setting is declared with a default (a recipe's or a value object's
-# dataclass field, a subcommand's flag, a function's keyword) gives the same one
+# one default per setting: every place a setting is declared with a default (a dataclass field, a field carries()
+# generates, a subcommand's flag, a public function's keyword; read from the source by tests/defaults_inventory.py)
+# gives the same one, or sets its own value on purpose, named in its module (OWN_VALUES), or is another concept under
+# the same name (OTHER_MEANINGS)
 
-#: a value object's bare field names that belong to it alone, and the flat setting each one is
+#: a GUI test case's limits go by their bare names inside vcoder.gui (deadline_ms): the flat setting each one is
 BARE = {f.name: flat_name("gui", f.name) for f in dataclasses.fields(CaseLimits)}
+#: bare endpoint fields are each command's own server (the builder's, predict's): a role's values, not one setting
+#: (the flag test below holds each flag to one meaning)
+ROLE_FIELDS = {f.name for f in dataclasses.fields(Endpoint)}
 
-#: settings still declared with several defaults today -> why (issue 36); the list only shrinks
-SEVERAL_DEFAULTS: dict[str, str] = {
-    "render_timeout_ms": "15 s (RenderSpec, rewards), 10 s (a site-building episode), 30 s (WebGen-Bench's scroll shots)",
-    "gui_timeout_ms": "20 s (rewards, Step-GRPO) against WebGen-Bench's 120 s for a real VLM agent",
-    "judge_timeout_ms": "60 s (rewards, Step-GRPO), WebGen-Bench's 120 s, 600 s (data trajectories' judge)",
-    "writer_temperature": "0.8 (curriculum's task writer) against 1.0 (web agent's)",
+#: places that set a setting to their own value on purpose, a named constant whose comment says why (setting: {place:
+#: the constant}); every other place of the setting gives its one default
+OWN_VALUES: dict[str, dict[str, str]] = {
+    "render_timeout_ms": {
+        "vcoder.sites.records.EpisodeOptions": "gui.runner.CASE_PAGE: a site's page, 10 s",
+        "vcoder.pipelines.step_grpo.args.StepGRPOScriptArguments": "gui.runner.CASE_PAGE",
+        "vcoder.eval.webgen_appearance.scrolled_screenshots": "SITE_LOAD_TIMEOUT_MS: a Babel or React site, 30 s",
+    },
+    "settle_timeout_ms": {"vcoder.eval.webgen_appearance.scrolled_screenshots": "SITE_SETTLE_TIMEOUT_MS"},
+    "render_max_pages": {"vcoder.pipelines.step_grpo.args.StepGRPOScriptArguments": "GRADING_PAGES: G sites at once"},
+    "reply_timeout_ms": {"vcoder.pipelines.step_grpo.args.StepGRPOScriptArguments": "ROUND_REPLY_TIMEOUT_MS"},
+    "max_pages": {
+        "vcoder.eval.webgen_config.WebGenConfig": "SITE_PAGES: the tasks in flight",
+        "vcoder.cli.evaluate_webgen": "webgen_config.SITE_PAGES",
+    },
+    "gui_timeout_ms": {
+        "vcoder.eval.webgen_config.WebGenConfig": "SERVED_VLM_TIMEOUT_MS: a real VLM agent, 2 min",
+        "vcoder.cli.evaluate_webgen": "webgen_config.SERVED_VLM_TIMEOUT_MS",
+    },
+    "judge_timeout_ms": {
+        "vcoder.eval.webgen_config.WebGenConfig": "SERVED_VLM_TIMEOUT_MS: a real VLM judge, 2 min",
+        "vcoder.cli.evaluate_webgen": "webgen_config.SERVED_VLM_TIMEOUT_MS",
+        "vcoder.cli.data_sites": "TEACHER_TIMEOUT_MS: the teacher's judge grades every step, 10 min",
+    },
+    "max_turns": {
+        "vcoder.eval.webgen_config.WebGenConfig": "ONE_SHOT_TURNS: the benchmark's one-shot protocol",
+        "vcoder.cli.data_sites": "webgen_agent_loop.SEED_MAX_ITER: WebGen-Agent's --max-iter 20",
+    },
+    "turn_format": {"vcoder.cli.data_sites": "SEED_FORMAT: the teacher writes WebGen-Agent's Bolt markup"},
+    "expect_timeout_ms": {
+        "vcoder.sites.trajectories.TrajectoryOptions": "sites.grading.SCRIPTED_EXPECT_MS: sites fill in after load",
+        "vcoder.cli.data_sites": "sites.grading.SCRIPTED_EXPECT_MS",
+    },
+    "writer_failures_shown": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEBRL_FAILURES_SHOWN: WebRL's 10"},
+    "writer_temperature": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEBRL_WRITER_TEMPERATURE: WebRL's"},
+    "seed": {"vcoder.gui.webvoyager.WebVoyagerPolicy": "SEED: WebGen-Bench's WebVoyager samples with seed 42"},
 }
 
-#: function keywords named like a setting that bound something else (module.function: keyword)
-OTHER_KEYWORDS = {
-    "vcoder.browse.episode.arun_episode: deadline_ms",  # a web agent's browsing episode, not one test case
+#: places where a setting's name means something else (setting: {place: what it is there}); renaming one retires it
+OTHER_MEANINGS: dict[str, dict[str, str]] = {
+    "gui_deadline_ms": {"vcoder.browse.episode.arun_episode": "a web agent's whole browsing episode, not a test case"},
+    "width": {
+        "vcoder.data.design2code.placeholder_image": "a placeholder image's size",
+        "vcoder.pipelines.grpo.data.synthetic_rows": "the synthetic pages' size",
+        "vcoder.rendering.types.Rendered": "a result's screenshot size (0: none)",
+    },
+    "height": {
+        "vcoder.data.design2code.placeholder_image": "a placeholder image's size",
+        "vcoder.pipelines.grpo.data.synthetic_rows": "the synthetic pages' size",
+        "vcoder.rendering.types.Rendered": "a result's screenshot size (0: none)",
+    },
+    "step_budget": {
+        "vcoder.browse.policies": "a GUI test case's step limit (CaseLimits.step_limit) under the browsing name",
+    },
+    "algorithm": {"vcoder.pipelines.web_agent.config": "the web agent's update (filtered_bc, webrl): other choices"},
+    "trainer": {"vcoder.pipelines.web_agent.config": "must be web_agent: it selects the web agent's pipeline"},
+    "dataset": {"vcoder.pipelines.step_grpo.args": "Step-GRPO's task source (site_tasks, ...): other choices"},
+    "device": {"vcoder.pipelines.web_agent.config": "the web agent's torch device (a served model's: device map)"},
+    "learning_rate": {"vcoder.pipelines.web_agent.config": "a phase's policy update (the ORM's: its classifier)"},
+    "holdout": {
+        "vcoder.orm.train.TrainOptions": "the ORM's validation share of its verdicts (not of training rows)",
+        "vcoder.cli.orm": "the ORM's validation share",
+    },
+    "max_image_side": {"vcoder.sites.feedback.feedback_message": "a feedback screenshot's side (feedback_image_side)"},
+    "max_new_tokens": {
+        "vcoder.pipelines.grpo.probe.reward_probe": "a probe's short completions",
+        "vcoder.pipelines.quickstart.refine_turns.refine_answers": "the quickstart's tiny refinement replies",
+        "vcoder.pipelines.web_agent": "one action line of the web agent (config.ACTION_TOKENS)",
+    },
+    "n": {
+        "vcoder.data.sections": "words in a generated title or sentence",
+        "vcoder.data.site_kinds.page_widgets": "topics drawn",
+        "vcoder.pipelines.curriculum.filters": "the n-gram order",
+        "vcoder.suggest": "suggestions offered",
+    },
+    "seed": {"vcoder.cli.predict": "a served model's sampling seed, not a data seed"},
+    "split": {
+        "vcoder.data.webgen_bench": "WebGen-Bench ships a test split only",
+        "vcoder.cli.quickstart": "the quickstart scores the test split",
+        "vcoder.pipelines.quickstart": "the quickstart's test (validation: where it chooses)",
+        "vcoder.pipelines.agent_quickstart": "the agent quickstart scores the test split",
+        "vcoder.pipelines.curriculum.heldout": "the curriculum's held-out tasks come from the test split",
+    },
+    "source": {
+        "vcoder.data.webgen_bench": "each loader's own data set",
+        "vcoder.rewards.context.Page": "a page's source text",
+    },
+    "system_prompt": {"vcoder.pipelines.web_agent.config": "a switch: keep WebRL's system turn (a rename candidate)"},
+    "rewards": {"vcoder.cli.serve_env": "the refinement environment's reward", "vcoder.envs.refine": "the same"},
+    "prompt": {"vcoder.demo.inference": "the demo's prompt (training's), not predict's prompt style"},
+    "arch": {"vcoder.models.tiny_lm": "a text-only tiny model's architecture"},
+    "batch_size": {"vcoder.data.sources": "rows per read of a table", "vcoder.models.clip": "images per CLIP pass"},
+}
+
+#: settings still declared with several defaults that are one concept (the list only shrinks): why it is not done
+UNRESOLVED: dict[str, str] = {
+    "new_tasks_per_phase": "4 (curriculum) against 8 (web agent): each loop's own number, its reason not recorded",
+    "replay_max_items": "256 (curriculum) against 2000 (web agent): as above",
+    "step_budget": "a browsing episode's actions: WebAgentConfig 8 against arun_episode / BrowseCore / BrowseEnv 10",
 }
 
 
-def setting_of(name: str) -> str | None:
-    """The vocabulary setting ``name`` declares (a flat name, or a value object's own bare field), else None."""
-    flat = BARE.get(name, name)
-    return (
-        flat
-        if flat
-        in {
-            n
-            for v, ps in DECLARED.items()
-            for f in dataclasses.fields(v)
-            for n in map(lambda p: flat_name(p, f.name), ps)
-        }
-        else None
-    )
+def settings() -> set[str]:
+    """The settings: every recipe field, every flag's destination and every flat name of the vocabulary."""
+    names = set(recipe_names()) | {dest for _, dest, *_ in flags()} | declared_names() | set(BARE.values())
+    return {n for n in names if n not in ROLE_FIELDS and n not in BARE}
 
 
-def _literal(node):
-    import ast
-
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        return None
+def _matches(where: str, places) -> str | None:
+    return next((p for p in places if where == p or where.startswith((p + ".", p + "(", p + ":"))), None)
 
 
-def declared_defaults() -> dict[str, dict[object, set[str]]]:
-    """{setting: {default: places}} over value objects, recipes, flags and the package's function keywords."""
-    import ast
-    import pathlib
+@functools.cache
+def setting_defaults() -> dict[str, dict[object, list]]:
+    """{setting: {default: [Declaration]}} over the package (``None``, "not set: the owner's default", left out)."""
+    from tests.defaults_inventory import declarations, normal
 
-    found: dict[str, dict[object, set[str]]] = {}
-
-    def add(name, default, where):
-        setting = setting_of(name)
-        if setting and default is not None and default is not argparse.SUPPRESS:
-            found.setdefault(setting, {}).setdefault(default, set()).add(where)
-
-    for value, prefixes in DECLARED.items():
-        if len(prefixes) > 1:
-            continue  # an endpoint's defaults are each role's own (a judge's budget is not a writer's)
-        for f in dataclasses.fields(value):
-            if f.default is not dataclasses.MISSING:
-                for prefix in prefixes:
-                    add(flat_name(prefix, f.name), f.default, value.__name__)
-    for module, cls in RECIPES.items():
-        for f in dataclasses.fields(getattr(importlib.import_module(module), cls)):
-            if f.default is not dataclasses.MISSING:
-                add(f.name, f.default, cls)
-    for flag, dest, default, _help, command in flags():
-        add(dest, default, f"{command} --{flag}")
-    root = pathlib.Path(importlib.import_module("vcoder").__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                args = node.args
-                pairs = list(zip(args.args[len(args.args) - len(args.defaults) :], args.defaults))
-                pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-                for arg, default in pairs:
-                    if f"{module}.{node.name}: {arg.arg}" not in OTHER_KEYWORDS:
-                        add(arg.arg, _literal(default), f"{module}.{node.name}({arg.arg}=)")
+    known = settings()
+    found: dict[str, dict[object, list]] = {}
+    for d in declarations():
+        name = BARE.get(d.name, d.name)
+        if name in known and d.default is not None:
+            found.setdefault(name, {}).setdefault(normal(d.default), []).append(d)
     return found
+
+
+def test_a_setting_has_one_default_wherever_it_is_declared():
+    several, stale = {}, []
+    for name, by in setting_defaults().items():
+        own, other = OWN_VALUES.get(name, {}), OTHER_MEANINGS.get(name, {})
+        rest = {
+            default: [d.where for d in ds if not _matches(d.where, {**own, **other})] for default, ds in by.items()
+        }
+        rest = {default: places for default, places in rest.items() if places}
+        if len(rest) > 1 and name not in UNRESOLVED:
+            several[name] = rest
+        if len(rest) < 2 and name in UNRESOLVED:
+            stale.append(f"{name} (UNRESOLVED)")
+        the = next(iter(rest)) if len(rest) == 1 else object()
+        for place in {**own, **other}:
+            hits = [(default, d) for default, ds in by.items() for d in ds if _matches(d.where, [place])]
+            if not hits or all(default == the for default, _ in hits):
+                stale.append(f"{name} @ {place}")
+        unnamed = [d.where for ds in by.values() for d in ds if _matches(d.where, own) and not d.named]
+        assert not unnamed, (
+            f"{name}: a place's own value must be a named constant (with why), not a literal: {unnamed}"
+        )
+    assert not several, (
+        f"settings declared with several defaults: {several}; declare the default once and reference it, or name a "
+        "place's own value in its module and list it in OWN_VALUES (a different concept: OTHER_MEANINGS)"
+    )
+    assert not stale, f"OWN_VALUES / OTHER_MEANINGS entries that no longer differ (or no longer exist): {stale}"
+
+
+def test_the_defaults_scanner_sees_every_kind_of_declaration():
+    found = setting_defaults()["gui_deadline_ms"]
+    places = {d.where: d for ds in found.values() for d in ds}
+    assert {"vcoder.gui.limits.CaseLimits", "vcoder.pipelines.step_grpo.args.StepGRPOScriptArguments"} <= set(places)
+    assert places["vcoder.pipelines.step_grpo.args.StepGRPOScriptArguments"].named  # generated from CaseLimits
+    assert "vcoder.cli.evaluate_webgen: --gui-deadline-ms" in places  # a flag whose default is limits.deadline_ms
+    assert {"render_timeout_ms", "settle_timeout_ms", "max_turns", "seed"} <= settings()
+    assert not {"timeout_ms", "model", "deadline_ms"} & settings()  # a role's own, or a bare gui_ name
+    assert {d.where for d in found[120_000]} == {"vcoder.browse.episode.arun_episode(deadline_ms=)"}  # OTHER_MEANINGS
+
+
+def test_the_defaults_scanner_fails_on_a_second_default(tmp_path):
+    from tests.defaults_inventory import declarations, several_defaults
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text(
+        "from dataclasses import dataclass, field\nfrom pkg.b import LOAD\n"
+        "@dataclass\nclass R:\n    render_timeout_ms: int = field(default=LOAD)\n"
+        "def run(*, render_timeout_ms=15_000, seed=0):\n    pass\n"
+    )
+    (tmp_path / "pkg" / "b.py").write_text("LOAD = 30_000\ndef add(p):\n    p.add_argument('--seed', default=0)\n")
+    found = declarations(tmp_path / "pkg")
+    assert several_defaults(found) == {
+        "render_timeout_ms": {30_000: ["pkg.a.R"], 15_000: ["pkg.a.run(render_timeout_ms=)"]}
+    }
+    assert [d.named for d in found if d.name == "render_timeout_ms"] == [True, False]
 
 
 def flags() -> list[tuple[str, str, object, str, str]]:
@@ -479,24 +589,6 @@ def flags() -> list[tuple[str, str, object, str, str]]:
     return found
 
 
-def test_a_setting_has_one_default_wherever_it_is_declared():
-    several = {name: {d: sorted(w) for d, w in by.items()} for name, by in declared_defaults().items() if len(by) > 1}
-    unlisted = {name: by for name, by in several.items() if name not in SEVERAL_DEFAULTS}
-    assert not unlisted, (
-        f"a setting declared with several defaults: {unlisted}; declare it once (vcoder.names.carries)"
-    )
-    assert not set(SEVERAL_DEFAULTS) - set(several), "a setting of SEVERAL_DEFAULTS has one default now: delete it"
-
-
-def test_the_defaults_scanner_sees_every_kind_of_declaration():
-    found = declared_defaults()["gui_deadline_ms"]
-    places = {w for ws in found.values() for w in ws}
-    assert "CaseLimits" in places and "StepGRPOScriptArguments" in places
-    assert any(w.startswith("vcoder eval webgen-bench --") for w in places)
-    assert setting_of("deadline_ms") == "gui_deadline_ms" and setting_of("judge_timeout_ms") == "judge_timeout_ms"
-    assert setting_of("timeout_ms") is None  # bare, it is an endpoint's or a render's: the flag test below reads it
-
-
 # one meaning per flag: a timeout or deadline flag that several subcommands declare budgets the same thing in each,
 # read from its help text: one request to a model server, one page's render, or one GUI test case
 
@@ -508,25 +600,45 @@ MEANINGS = {
 }
 #: timeout flags of one command each that bound something else
 OTHER_FLAGS = {"settle-timeout-ms", "expect-timeout-ms"}
+#: what a flag naming a model (``--model``, ``--judge-model``, ...) is, read from its help the same way
+MODEL_MEANINGS = {
+    "a served model's name": r"\b(server|serves|knows it|on --base-url|(agent|judge)'s model)\b",
+    "a folder (or hub id) to load": r"\b(folder|hub id)\b",
+    "an open_clip architecture": r"\bopen_clip\b",
+}
+#: flags with two meanings today (flag: where and what); the list only shrinks
+SECOND_MEANINGS = {
+    "model": "vcoder orm train / score / report: a folder to load (the base VLM, the ORM); elsewhere a served "
+    "model's name (the recipes' names would be --model-name-or-path and --orm-model)",
+}
 
 
 def flag_meanings() -> dict[str, dict[str, list[str]]]:
-    """{flag: {meaning: commands}} for every ``*-timeout-ms`` / ``*-deadline-ms`` flag of the vcoder CLI."""
+    """{flag: {meaning: commands}} for every ``*-timeout-ms`` / ``*-deadline-ms`` and ``*model`` flag of every
+    subcommand of the vcoder CLI."""
     import re
 
     found: dict[str, dict[str, list[str]]] = {}
     for flag, _dest, _default, help_, command in flags():
         if flag.endswith(("timeout-ms", "deadline-ms")) and flag not in OTHER_FLAGS:
-            meant = [m for m, pattern in MEANINGS.items() if re.search(pattern, help_.split("(")[0])]
-            meaning = meant[0] if len(meant) == 1 else f"unclear: {help_!r}"
-            found.setdefault(flag, {}).setdefault(meaning, []).append(command)
+            meanings, said = MEANINGS, help_.split("(")[0]
+        elif flag == "model" or flag.endswith("-model"):
+            meanings, said = MODEL_MEANINGS, help_.split("(default")[0]
+        else:
+            continue
+        meant = [m for m, pattern in meanings.items() if re.search(pattern, said)]
+        meaning = meant[0] if len(meant) == 1 else f"unclear: {help_!r}"
+        found.setdefault(flag, {}).setdefault(meaning, []).append(command)
     return found
 
 
 def test_a_flag_means_one_thing_across_the_commands():
     found = flag_meanings()
     several = {flag: by for flag, by in found.items() if len(by) > 1 or any(m.startswith("unclear") for m in by)}
+    assert set(SECOND_MEANINGS) <= set(several), "a flag of SECOND_MEANINGS has one meaning now: delete it"
+    several = {flag: by for flag, by in several.items() if flag not in SECOND_MEANINGS}
     assert not several, f"a flag with several meanings across commands (or a help that says none): {several}"
+    assert {c.split()[1] for by in found.values() for cs in by.values() for c in cs} >= {"agent", "eval", "data"}
     destinations = {}
     for flag, dest, *_ in flags():
         destinations.setdefault(flag, set()).add(dest)
@@ -544,6 +656,9 @@ def test_the_meanings_scanner_tells_the_three_budgets_apart():
     for help_, meaning in helps.items():
         assert [m for m, p in MEANINGS.items() if re.search(p, help_.split("(")[0])] == [meaning]
     assert set(flag_meanings()["timeout-ms"]) == {"one request to a model server"}
+    model = flag_meanings()["model"]
+    assert set(model["a served model's name"]) >= {"vcoder predict", "vcoder agent build", "vcoder eval webgen-bench"}
+    assert set(model["a folder (or hub id) to load"]) == {"vcoder orm train", "vcoder orm score", "vcoder orm report"}
 
 
 def test_each_commands_old_timeout_flag_still_works_with_a_warning(caplog):

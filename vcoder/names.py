@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import inspect
 import logging
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -192,6 +194,65 @@ def rename_keys(mapping: Mapping[str, Any], *, where: str, known: Iterable[str] 
         called = " and ".join(repr(n) for n in news)
         logger.warning("%s: %r is now called %s; the old name still works, with this warning", where, key, called)
     return out
+
+
+def accepts_old_names(**own: str):
+    """Class decorator (put it above ``@dataclass``): the class's old keyword names still work, each with a
+    ``DeprecationWarning`` naming the new one; an old attribute read does too. The old names are those of
+    :data:`RENAMED` whose new names the class declares, plus ``own`` (old -> new, the class's own renames).
+
+    Example:
+        >>> import warnings
+        >>> from vcoder.sites.records import EpisodeOptions
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     EpisodeOptions(width=640).render_width
+        640
+        >>> str(caught[0].message)
+        'EpisodeOptions(width=...) is now EpisodeOptions(render_width=...); the old name still works, with this warning'
+    """
+
+    def decorate(cls: type) -> type:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        old = {name: new_names(name, fields) for name in RENAMED if name not in fields}
+        old = {name: news for name, news in old.items() if news} | {name: (new,) for name, new in own.items()}
+        init = cls.__init__
+
+        @functools.wraps(init)
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **renamed_keywords(cls, kwargs))
+
+        cls.__init__, cls.__old_names__ = __init__, old
+        for name, news in old.items():
+            if len(news) == 1 and not hasattr(cls, name):
+                setattr(cls, name, property(functools.partial(_old_attribute, name=name, new=news[0])))
+        return cls
+
+    return decorate
+
+
+def renamed_keywords(cls: type, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with the old names :func:`accepts_old_names` gave ``cls`` replaced by their new ones (a
+    ``DeprecationWarning`` each); a setting given under both names is a ``TypeError``."""
+    out = dict(kwargs)
+    for name, news in getattr(cls, "__old_names__", {}).items():
+        if name not in out:
+            continue
+        value = out.pop(name)
+        for new in news:
+            if new in kwargs:
+                raise TypeError(f"{cls.__name__}: {name!r} and {new!r} name one setting; keep {new!r}")
+            out[new] = value
+        called = " and ".join(f"{cls.__name__}({n}=...)" for n in news)
+        message = f"{cls.__name__}({name}=...) is now {called}; the old name still works, with this warning"
+        warnings.warn(message, DeprecationWarning, stacklevel=3)
+    return out
+
+
+def _old_attribute(self: Any, *, name: str, new: str) -> Any:
+    cls = type(self).__name__
+    warnings.warn(f"{cls}.{name} is now {cls}.{new}", DeprecationWarning, stacklevel=2)
+    return getattr(self, new)
 
 
 def rename_flags(argv: Sequence[str], *, known: Iterable[str] | None = None) -> list[str]:

@@ -7,6 +7,10 @@ import argparse
 import json
 from pathlib import Path
 
+#: the teacher runs WebGen-Agent's loop as the seed does, in its Bolt markup (an episode's default: vcoder), with
+#: 10 min per teacher or judge request (whole sites, a grade of every step; a reward's judge: 60 s)
+SEED_FORMAT, TEACHER_TIMEOUT_MS = "bolt", 600_000
+
 
 def add_parsers(sub) -> None:
     """Add both subcommands to ``vcoder data``'s subparsers (nothing heavy is imported: ``--help`` stays instant)."""
@@ -32,7 +36,11 @@ def add_parsers(sub) -> None:
     traj.add_argument("--flawed-share", type=float, default=0.75, help="share of first attempts that are flawed")
     traj.add_argument("--layouts", default="single,split", help="site layouts to draw from: single, split")
     traj.add_argument("--max-concurrency", type=int, default=4, help="episodes graded at once")
-    traj.add_argument("--expect-timeout-ms", type=int, default=5000, help="how long unmet expectations are re-checked")
+    from vcoder.sites.grading import SCRIPTED_EXPECT_MS
+
+    traj.add_argument(
+        "--expect-timeout-ms", type=int, default=SCRIPTED_EXPECT_MS, help="how long unmet expectations are re-checked"
+    )
     traj.add_argument("--choice-seed", type=int, default=0, help="seed of the per-trajectory choices")
     traj.add_argument("--width", type=int, default=1280, help="viewport width")
     traj.add_argument("--height", type=int, default=720, help="viewport height")
@@ -49,14 +57,24 @@ def add_parsers(sub) -> None:
     teacher.add_argument("--judge-base-url", help="the screenshot judge's server (a VLM; grades every step)")
     teacher.add_argument("--judge-model", help="the screenshot judge's model")
     teacher.add_argument("--system-prompt", type=Path, metavar="FILE", help="the teacher's system prompt (the seed's)")
-    teacher.add_argument("--turn-format", default="bolt", choices=("bolt", "vcoder"), help="the teacher's markup")
+    from vcoder.eval.webgen_agent_loop import SEED_ERROR_LIMIT, SEED_MAX_ITER, SEED_TEMPERATURE
+
+    teacher.add_argument("--turn-format", default=SEED_FORMAT, choices=("bolt", "vcoder"), help="the teacher's markup")
     teacher.add_argument("--max-samples", type=int, default=None, help="the first N WebGen-Instruct tasks")
-    teacher.add_argument("--max-turns", type=int, default=20, help="iterations per task (the seed's max-iter)")
-    teacher.add_argument("--error-limit", type=int, default=5, help="errored steps before backtracking")
-    teacher.add_argument("--temperature", type=float, default=0.5, help="the teacher's sampling temperature")
+    teacher.add_argument(
+        "--max-turns", type=int, default=SEED_MAX_ITER, help="iterations per task (the seed's max-iter)"
+    )
+    teacher.add_argument("--error-limit", type=int, default=SEED_ERROR_LIMIT, help="errored steps before backtracking")
+    teacher.add_argument(
+        "--temperature", type=float, default=SEED_TEMPERATURE, help="the teacher's sampling temperature"
+    )
     teacher.add_argument("--max-tokens", type=int, default=8192, help="the teacher's reply budget")
-    teacher.add_argument("--teacher-timeout-ms", type=int, default=600_000, help="budget of one teacher request")
-    teacher.add_argument("--judge-timeout-ms", type=int, default=600_000, help="budget of one judge request")
+    teacher.add_argument(
+        "--teacher-timeout-ms", type=int, default=TEACHER_TIMEOUT_MS, help="budget of one teacher request"
+    )
+    teacher.add_argument(
+        "--judge-timeout-ms", type=int, default=TEACHER_TIMEOUT_MS, help="budget of one judge request"
+    )
     from vcoder.names import old_flag
 
     old_flag(traj, "--timeout-ms", "teacher_timeout_ms", "judge_timeout_ms")

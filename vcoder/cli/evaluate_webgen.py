@@ -70,13 +70,21 @@ def add_parser(bench) -> None:
         default=limits.step_limit,
         help="GUI-agent actions per case (default %(default)s, at most 15; old: --max-actions)",
     )
+    from vcoder.eval.webgen_config import SERVED_VLM_TIMEOUT_MS, SITE_PAGES
+
     w.add_argument("--max-concurrency", type=int, default=2, help="tasks in flight (default 2; old: --concurrency)")
     w.add_argument("--timeout-ms", type=int, default=600_000, help="budget of one builder request (default 600000)")
     w.add_argument(
-        "--gui-timeout-ms", type=int, default=120_000, help="budget of one GUI-agent request (default 120000)"
+        "--gui-timeout-ms",
+        type=int,
+        default=SERVED_VLM_TIMEOUT_MS,
+        help=f"budget of one GUI-agent request (default {SERVED_VLM_TIMEOUT_MS})",
     )
     w.add_argument(
-        "--judge-timeout-ms", type=int, default=120_000, help="budget of one screenshot-judge request (default 120000)"
+        "--judge-timeout-ms",
+        type=int,
+        default=SERVED_VLM_TIMEOUT_MS,
+        help=f"budget of one screenshot-judge request (default {SERVED_VLM_TIMEOUT_MS})",
     )
     w.add_argument(
         "--gui-deadline-ms",
@@ -114,7 +122,9 @@ def add_parser(bench) -> None:
     w.add_argument("--ids", help="comma-separated task ids to run (default: all)")
     w.add_argument("--width", type=int, default=1280, help="viewport width in px (default 1280)")
     w.add_argument("--height", type=int, default=720, help="viewport height in px (default 720)")
-    w.add_argument("--max-pages", type=int, default=4, help="concurrent browser pages (default 4)")
+    w.add_argument(
+        "--max-pages", type=int, default=SITE_PAGES, help=f"concurrent browser pages (default {SITE_PAGES})"
+    )
     w.add_argument(
         "--verdict-log",
         help="append every graded site (the final sites' test cases, the judge's grades of each turn) to this JSONL "

@@ -35,11 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from vcoder.chat import image_data_url
+from vcoder.gui.runner import SETTLE_QUIET_MS
 
 logger = logging.getLogger(__name__)
 
 #: WebGen-Bench's screenshot window and how many viewports it grades at most
 WIDTH, HEIGHT, MAX_SHOTS = 1024, 768, 3
+#: a WebGen-Bench site's page (a Babel or React site on a loaded machine): the most time it may take to load and to
+#: settle, ms (a run's own values, vcoder.eval.webgen_config; a static site's page: gui.runner's 10 s and 8 s)
+SITE_LOAD_TIMEOUT_MS, SITE_SETTLE_TIMEOUT_MS = 30_000, 15_000
 #: seconds ``get_screenshots.py`` pauses after each scroll
 SCROLL_PAUSE_S = 0.4
 #: the grade's scale (the prompt asks for 1-5; an unreadable reply is 0)
@@ -149,9 +153,9 @@ async def scrolled_screenshots(
     site_dir: Path,
     html: str,
     *,
-    render_timeout_ms: float = 30_000,
-    settle_timeout_ms: float = 15_000,
-    settle_quiet_ms: float = 300,
+    render_timeout_ms: float = SITE_LOAD_TIMEOUT_MS,
+    settle_timeout_ms: float = SITE_SETTLE_TIMEOUT_MS,
+    settle_quiet_ms: float = SETTLE_QUIET_MS,
     max_shots: int = MAX_SHOTS,
 ) -> list[bytes]:
     """Up to ``max_shots`` PNG screenshots of a site's 1024 x 768 viewport, scrolled 768 px apart (as

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vcoder.chat.endpoint import Endpoint
+from vcoder.eval.webgen_appearance import SITE_LOAD_TIMEOUT_MS, SITE_SETTLE_TIMEOUT_MS
 from vcoder.gui.agents import DEFAULT_GUI_POLICY, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
-from vcoder.names import carries, from_flat
+from vcoder.names import accepts_old_names, carries, from_flat
 from vcoder.rendering.spec import RenderSpec
 from vcoder.sites.records import TURN_FORMATS, EpisodeOptions
 
@@ -27,6 +28,10 @@ MAX_ACTIONS = CaseLimits.step_limit
 #: how sites are graded: vcoder's own protocol, or WebGen-Bench's as its scripts run it (vcoder.eval.webgen_appearance,
 #: vcoder.gui.webvoyager)
 PROTOCOLS = ("vcoder", "webgen-bench")
+#: a WebGen-Bench run's own values: a real VLM agent's or judge's request over a full screenshot (UI-TARS, a 32B judge)
+#: may take 2 min (a reward's GUI agent: 20 s, its judge: 60 s); 4 browser pages for the tasks in flight (a reward's
+#: pool: 2); one turn per site, the benchmark's one-shot protocol (agent mode asks for more; an episode's default: 5)
+SERVED_VLM_TIMEOUT_MS, SITE_PAGES, ONE_SHOT_TURNS = 120_000, 4, 1
 #: what a run.json written before a setting existed is taken to have used
 FINGERPRINT_DEFAULTS = {
     "protocol": "vcoder",
@@ -41,11 +46,20 @@ _AGENT = ("base_url", "model", "timeout_ms", "max_tokens")
 _JUDGE = ("base_url", "model", "timeout_ms")
 
 
+@accepts_old_names()  # agent_base_url, max_actions, case_timeout_ms, retries, ... (vcoder.names.RENAMED)
 @dataclass(frozen=True)
 @carries("render", RenderSpec, only=("width", "height"), about="The sites")  # render_width, render_height
 @carries("gui", CaseLimits, only=("step_limit", "deadline_ms"), about="A test case (WebGen-Bench: at most 15 actions)")
-@carries("judge", Endpoint, only=_JUDGE, timeout_ms=120_000, about="The screenshot judge, else the GUI agent's")
-@carries("gui", Endpoint, only=_AGENT, timeout_ms=120_000, max_tokens=256, about="The GUI agent, required")
+@carries(
+    "judge",
+    Endpoint,
+    only=_JUDGE,
+    timeout_ms=SERVED_VLM_TIMEOUT_MS,
+    about="The screenshot judge, else the GUI agent's",
+)
+@carries(
+    "gui", Endpoint, only=_AGENT, timeout_ms=SERVED_VLM_TIMEOUT_MS, max_tokens=256, about="The GUI agent, required"
+)
 @carries("", Endpoint, only=_BUILDER, **_BUILDER_DEFAULTS, about="The site-building model, required")
 class WebGenConfig:
     """Settings of a WebGen-Bench run (timeouts in ms).
@@ -59,10 +73,12 @@ class WebGenConfig:
     """
 
     judge: bool = field(default=True, metadata={"help": "Grade appearance (False: appearance is null)."})
-    max_turns: int = field(default=1, metadata={"help": "Turns per site: 1 = one-shot, more = agent mode."})
+    max_turns: int = field(
+        default=ONE_SHOT_TURNS, metadata={"help": "Turns per site: 1 = one-shot, more = agent mode."}
+    )
     max_concurrency: int = field(default=2, metadata={"help": "Tasks in flight (the builder's requests too)."})
     feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (a VLM builder)."})
-    max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages."})
+    max_pages: int = field(default=SITE_PAGES, metadata={"help": "Concurrent browser pages."})
     verdict_log: str | None = field(
         default=None,
         metadata={"help": "Verdict log (JSONL) the graded sites are appended to (the ORM's data); None: none."},
@@ -217,8 +233,8 @@ class WebGenConfig:
             feedback_images=self.feedback_images,
             render_width=self.render_width,
             render_height=self.render_height,
-            render_timeout_ms=30_000,  # a Babel or React site on a loaded machine
-            settle_timeout_ms=15_000,
+            render_timeout_ms=SITE_LOAD_TIMEOUT_MS,  # a Babel or React site on a loaded machine
+            settle_timeout_ms=SITE_SETTLE_TIMEOUT_MS,
             reply_timeout_ms=self.timeout_ms * (self.max_retries + 1) + 30_000,
             max_reply_tokens=self.max_tokens,
             temperature=self.temperature,

@@ -25,6 +25,9 @@ logger = logging.getLogger(__name__)
 
 #: a test case's page load: the default viewport, 10 s to load (a site-building episode's too)
 CASE_PAGE = RenderSpec(timeout_ms=10_000)
+#: a site's page settles (network idle, DOM quiet) before its screenshot or a case's first action: the quiet that ends
+#: the wait and the most time it may take, ms (EpisodeOptions' and Step-GRPO's settle_quiet_ms / settle_timeout_ms)
+SETTLE_QUIET_MS, SETTLE_TIMEOUT_MS = 200, 8000
 
 #: seconds over the episode deadline before the runner cancels a policy that ignores it
 GRACE_S = 2.0

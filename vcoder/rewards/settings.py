@@ -18,7 +18,8 @@ from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
 from vcoder.gui.limits import CaseLimits
 from vcoder.metrics.extract import FORMAT_STYLES
-from vcoder.names import carries, from_flat, generated_fields
+from vcoder.names import accepts_old_names, carries, from_flat, generated_fields, renamed_keywords
+from vcoder.rendering import defaults
 from vcoder.rendering.spec import RenderSpec
 from vcoder.suggest import unknown_names
 
@@ -62,6 +63,7 @@ def _help(text: str) -> dict[str, str]:
     return {"help": text}
 
 
+@accepts_old_names()  # load_timeout_ms, judge_url, case_deadline_ms, ... (vcoder.names.RENAMED)
 @dataclass(frozen=True)
 @carries(
     "judge",
@@ -101,7 +103,9 @@ class RewardSettings:
     parameters configures a whole reward list.
     """
 
-    render_max_pages: int = field(default=2, metadata=_help("Concurrent browser pages of this process's pool."))
+    render_max_pages: int = field(
+        default=defaults.MAX_PAGES, metadata=_help("Concurrent browser pages of this process's pool.")
+    )
     clip_model: str = field(default="ViT-B-32", metadata=_help("open_clip model name of the clip reward."))
     clip_pretrained: str | None = field(
         default="openai", metadata=_help("open_clip pretrained tag (resolved offline) or a local checkpoint path.")
@@ -198,6 +202,7 @@ class RewardSettings:
     def from_params(cls, **params: Any) -> RewardSettings:
         """Build from flat keyword parameters, refusing unknown keys with a "did you mean"."""
         known = sorted(f.name for f in dataclasses.fields(cls))
+        params = renamed_keywords(cls, params)  # an old name (load_timeout_ms) works, with a DeprecationWarning
         unknown = [k for k in params if k not in known]
         if unknown:
             raise TypeError(

@@ -14,8 +14,8 @@ from typing import Any
 
 from vcoder.gui.limits import CaseLimits
 from vcoder.gui.policy import CaseResult, TestCase, parse_cases
-from vcoder.gui.runner import CASE_PAGE
-from vcoder.names import carries, from_flat
+from vcoder.gui.runner import CASE_PAGE, SETTLE_QUIET_MS, SETTLE_TIMEOUT_MS
+from vcoder.names import accepts_old_names, carries, from_flat
 from vcoder.rendering.spec import RenderSpec
 from vcoder.sites.build import BuildLimits
 from vcoder.sites.turns import SiteLimits
@@ -63,6 +63,9 @@ class SiteTask:
         )
 
 
+# width, height and action_timeout_ms were renamed when the fields came to be generated (before that,
+# load_timeout_ms / case_step_limit / case_deadline_ms: vcoder.names.RENAMED)
+@accepts_old_names(width="render_width", height="render_height")
 @dataclass(frozen=True)
 @carries("gui", CaseLimits, about="A GUI test case")  # gui_step_limit, gui_deadline_ms, gui_action_timeout_ms
 @carries("render", RenderSpec, timeout_ms=CASE_PAGE.timeout_ms, about="The site's page")  # render_width, ...
@@ -85,8 +88,10 @@ class EpisodeOptions:
     limits: SiteLimits = field(default_factory=SiteLimits, metadata={"help": "Files and bytes a site may hold."})
     feedback_images: bool = field(default=False, metadata={"help": "Screenshots in the feedback (VLM policies)."})
     feedback_image_side: int = field(default=1280, metadata={"help": "Longer side of a feedback screenshot, px."})
-    settle_quiet_ms: int = field(default=200, metadata={"help": "DOM quiet time before the screenshot."})
-    settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time spent waiting for the page to settle."})
+    settle_quiet_ms: int = field(default=SETTLE_QUIET_MS, metadata={"help": "DOM quiet time before the screenshot."})
+    settle_timeout_ms: int = field(
+        default=SETTLE_TIMEOUT_MS, metadata={"help": "Most time spent waiting for the page to settle."}
+    )
     reply_timeout_ms: int = field(default=300_000, metadata={"help": "Budget of one policy reply."})
     max_reply_tokens: int = field(default=8192, metadata={"help": "Reply budget (ChatClient policies)."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature (ChatClient policies)."})

@@ -40,7 +40,7 @@ from typing import Any
 from vcoder.data.site_kinds import BROKEN, STYLES, TRAIN_ONLY, content_key, make_site, split_of
 from vcoder.gui.scripted import ScriptedPolicy
 from vcoder.sites.episode import run_site_episode
-from vcoder.sites.grading import SiteGrader
+from vcoder.sites.grading import SCRIPTED_EXPECT_MS, SiteGrader
 from vcoder.sites.records import EpisodeOptions
 
 logger = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class TrajectoryOptions:
     seed: int = 0
     style: str = "full"
     concurrency: int = 4
-    expect_timeout_ms: int = 5000
+    expect_timeout_ms: int = SCRIPTED_EXPECT_MS
     episode: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -19,6 +19,7 @@ from vcoder.data.bench_guard import allow_test_split_field
 from vcoder.gui.agents import GUI_AGENT_DEFAULTS, check_gui_policy, gui_policy_field
 from vcoder.gui.judge import JUDGE_DEFAULTS
 from vcoder.gui.limits import CaseLimits
+from vcoder.gui.runner import CASE_PAGE, SETTLE_TIMEOUT_MS
 from vcoder.names import carries, flat_name, from_flat
 from vcoder.pipelines.step_grpo.data import check_task_source
 from vcoder.rendering.spec import RenderSpec
@@ -26,6 +27,11 @@ from vcoder.suggest import did_you_mean
 
 ABLATIONS = ("screenshot_only", "gui_only", "naive", "cumulative")
 
+
+#: Step-GRPO's own values (not the episode's defaults): a reply is generated for a whole round of G trajectories at
+#: once and waits for every episode's grading, so it may take 30 min (an episode alone: 5 min); the G sites of a step
+#: are graded together, so the pool has 4 pages (a reward's pool: 2)
+ROUND_REPLY_TIMEOUT_MS, GRADING_PAGES = 1_800_000, 4
 
 #: what Step-GRPO carries of each endpoint: where it is, which model, one request's budget
 _SERVED = ("base_url", "model", "timeout_ms")
@@ -56,7 +62,7 @@ def _served(defaults: Endpoint, base_url: str | None, model: str | None, timeout
     "judge", Endpoint, only=_SERVED, timeout_ms=60_000, about="The VLM screenshot judge (None: appearance not judged)"
 )
 @carries("gui", CaseLimits, about="A GUI test case")
-@carries("render", RenderSpec, about="Grading a site", width=1280, height=720, timeout_ms=10_000)
+@carries("render", RenderSpec, about="Grading a site", timeout_ms=CASE_PAGE.timeout_ms)
 class StepGRPOScriptArguments:
     """Arguments of the Step-GRPO pipeline that TRL's configs do not cover (every field flat, for flat YAML).
 
@@ -152,12 +158,14 @@ class StepGRPOScriptArguments:
         default=None,
         metadata={"help": "The builder's system prompt (None: the turn format's own, vcoder.data.prompts)."},
     )
-    settle_timeout_ms: int = field(default=8000, metadata={"help": "Most time waiting for a page to settle."})
+    settle_timeout_ms: int = field(
+        default=SETTLE_TIMEOUT_MS, metadata={"help": "Most time waiting for a page to settle."}
+    )
     reply_timeout_ms: int = field(
-        default=1_800_000,
+        default=ROUND_REPLY_TIMEOUT_MS,
         metadata={"help": "Most time an episode waits for a reply (a round waits for every episode's grading)."},
     )
-    render_max_pages: int = field(default=4, metadata={"help": "Concurrent browser pages per process."})
+    render_max_pages: int = field(default=GRADING_PAGES, metadata={"help": "Concurrent browser pages per process."})
     verdict_log: str | None = field(
         default=None,
         metadata={

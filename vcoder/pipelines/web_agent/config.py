@@ -18,6 +18,12 @@ ALGORITHMS = ("filtered_bc", "webrl")
 NOT_ALGORITHMS = {"grpo": " (the web agent has no GRPO update: filtered_bc is its NLL option)"}
 #: the ``trainer`` a web agent recipe names (the curriculum's CLI picks this pipeline by it)
 TRAINERS = ("web_agent",)
+#: the policy's budgets per step: tokens of one action line, and the prompt tokens kept (the last ones); LocalPolicy's
+#: defaults too
+ACTION_TOKENS, PROMPT_TOKENS = 40, 768
+#: WebRL's own task-writer settings (the curriculum's site writer: 3 failures shown, temperature 0.8): the failed
+#: intents shown in one writing request, and its sampling temperature
+WEBRL_FAILURES_SHOWN, WEBRL_WRITER_TEMPERATURE = 10, 1.0
 
 
 def _help(text: str) -> dict[str, str]:
@@ -31,7 +37,7 @@ def _help(text: str) -> dict[str, str]:
     only=("base_url", "model", "timeout_ms", "max_retries", "temperature", "max_tokens", "extra_body"),
     timeout_ms=120_000,
     max_retries=1,
-    temperature=1.0,
+    temperature=WEBRL_WRITER_TEMPERATURE,
     max_tokens=1024,
     about="WebRL's task writer (None: new tasks are generated instances only; with it, written tasks need orm_model)",
 )
@@ -77,8 +83,10 @@ class WebAgentConfig:
     learning_rate: float = field(default=5e-4, metadata=_help("AdamW learning rate of a phase's update."))
     epochs: float = field(default=2.0, metadata=_help("Passes over a phase's kept samples."))
     batch_size: int = field(default=8, metadata=_help("Samples per update step."))
-    max_prompt_tokens: int = field(default=768, metadata=_help("Prompt tokens kept (the last ones) per step."))
-    max_new_tokens: int = field(default=40, metadata=_help("Tokens of one action line."))
+    max_prompt_tokens: int = field(
+        default=PROMPT_TOKENS, metadata=_help("Prompt tokens kept (the last ones) per step.")
+    )
+    max_new_tokens: int = field(default=ACTION_TOKENS, metadata=_help("Tokens of one action line."))
     replay_low: float = field(default=0.5, metadata=_help("WebRL's replay filter: keep confidence > low ..."))
     replay_high: float = field(default=0.95, metadata=_help("... and <= high (exp of the mean token log-prob)."))
     replay_demos: bool = field(
@@ -139,7 +147,7 @@ class WebAgentConfig:
     )
 
     writer_failures_shown: int = field(
-        default=10, metadata=_help("Failed intents shown in one writing request (WebRL: 10).")
+        default=WEBRL_FAILURES_SHOWN, metadata=_help("Failed intents shown in one writing request (WebRL: 10).")
     )
     writer_requests: int = field(
         default=2, metadata=_help("Writing requests per site instance with failures, per phase (WebRL: 2).")

@@ -17,6 +17,7 @@ from typing import Any
 
 from vcoder.models.chat_prompt import prompt_ids
 from vcoder.models.precision import master_copy_missing, warn_master_copy_missing
+from vcoder.pipelines.web_agent.config import ACTION_TOKENS, PROMPT_TOKENS
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +41,9 @@ class LocalPolicy:
         model,
         tokenizer,
         *,
-        max_new_tokens: int = 48,
+        max_new_tokens: int = ACTION_TOKENS,
         temperature: float = 0.0,
-        max_prompt_tokens: int = 1024,
+        max_prompt_tokens: int = PROMPT_TOKENS,
         system: bool = True,
         seed: int = 0,
     ) -> None:
