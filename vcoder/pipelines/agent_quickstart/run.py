@@ -145,7 +145,7 @@ def train_step_grpo(recipe: dict[str, Any], train_ds, *, grader: Any, progress: 
     """Parse an embedded Step-GRPO recipe with the pipeline's own parser, train on ``train_ds``, save."""
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.progress import BarCallback
-    from vcoder.pipelines.quickstart.run import quiet
+    from vcoder.pipelines.quickstart.stages import quiet
     from vcoder.pipelines.recipes import train_and_save
 
     script_args, training_args, model_args = step_grpo.make_parser().parse_dict(recipe, allow_extra_keys=False)
@@ -196,12 +196,12 @@ def train_agent_sft(recipe: dict[str, Any], trajectories: str, *, progress: bool
     from vcoder.pipelines.grpo import sft
     from vcoder.pipelines.grpo.agent_sft import drop_turns_from_loss
     from vcoder.pipelines.progress import BarCallback
-    from vcoder.pipelines.quickstart.run import _parse, quiet
+    from vcoder.pipelines.quickstart.stages import parse_recipe, quiet
     from vcoder.pipelines.recipes import train_and_save
 
     with open(trajectories + ".meta.jsonl", encoding="utf-8") as handle:
         flawed = [json.loads(line)["flawed_turns"] for line in handle if line.strip()]
-    script_args, training_args, model_args = _parse(sft.make_parser(), recipe)
+    script_args, training_args, model_args = parse_recipe(sft.make_parser(), recipe)
     callbacks = [BarCallback("agent SFT", disable=not progress)]
     trainer, _ = sft.build_trainer(
         script_args, training_args, model_args, train_dataset=read_jsonl_dataset(trajectories), callbacks=callbacks
@@ -235,7 +235,7 @@ def step_reward_window(state_path: str) -> dict[str, Any]:
     """Step-GRPO's mean step reward over its first and last quarter of steps (``reward_window``'s fields); with no
     step scored (WebGen-Agent's loop drops a trajectory whose reply reached its cap: a barely trained model's every
     one) ``start``, ``end`` and ``delta`` are None and ``steps`` is 0."""
-    from vcoder.pipelines.quickstart.run import reward_window
+    from vcoder.pipelines.quickstart.stages import reward_window
 
     try:
         return reward_window(state_path, key="step_grpo/step_reward_mean", frac=0.25)
@@ -305,7 +305,7 @@ def run_agent_quickstart(
     from vcoder.data.splits import scored_split
     from vcoder.pipelines.agent_quickstart.evaluation import evaluate_agent
     from vcoder.pipelines.plots import plot_runs
-    from vcoder.pipelines.quickstart.run import begin_run
+    from vcoder.pipelines.quickstart.stages import begin_run
     from vcoder.rendering import get_default_pool
 
     split = scored_split(split)
