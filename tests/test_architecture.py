@@ -349,8 +349,6 @@ LONG_MODULES = {
     "vcoder/pipelines/step_grpo/args.py": "the Step-GRPO recipe's fields, one dataclass; another helper is on it",
     "vcoder/rewards/settings.py": "the one flat reward declaration, one dataclass; another helper is on it",
     "vcoder/pipelines/curriculum/config.py": "the curriculum recipe, one dataclass with its checks and fingerprint",
-    "vcoder/models/server.py": "the local OpenAI-compatible server: handler, generation and streaming together",
-    "vcoder/orm/train.py": "ORM training and its held-out report; the report could move to a module of its own",
     "vcoder/pipelines/step_grpo/trainer.py": "StepGRPOTrainer's overrides of GRPOTrainer, one class",
     "vcoder/pipelines/curriculum/phase.py": "one curriculum phase: filter, train, judge and grow the pool, in order",
     "vcoder/models/loading.py": "the one way a policy is loaded (VLM and causal LM, LoRA, adapters)",
