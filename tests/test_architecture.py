@@ -351,7 +351,6 @@ LONG_MODULES = {
     "vcoder/pipelines/curriculum/config.py": "the curriculum recipe, one dataclass with its checks and fingerprint",
     "vcoder/pipelines/step_grpo/trainer.py": "StepGRPOTrainer's overrides of GRPOTrainer, one class",
     "vcoder/pipelines/curriculum/phase.py": "one curriculum phase: filter, train, judge and grow the pool, in order",
-    "vcoder/metrics/design2code.py": "the Design2Code block metrics, kept whole beside the official scorer",
     "vcoder/pipelines/plots.py": "training curves: reading trainer states, the PNGs and the HTML page",
     "vcoder/pipelines/recipes.py": "the loops' shared layer: parsing, checks, model and run loop",
     "vcoder/pipelines/web_agent/writer.py": "WebRL's task writer: prompt, parsing and the written tasks' checks",
