@@ -353,7 +353,6 @@ LONG_MODULES = {
     "vcoder/pipelines/curriculum/phase.py": "one curriculum phase: filter, train, judge and grow the pool, in order",
     "vcoder/pipelines/plots.py": "training curves: reading trainer states, the PNGs and the HTML page",
     "vcoder/pipelines/recipes.py": "the loops' shared layer: parsing, checks, model and run loop",
-    "vcoder/pipelines/web_agent/writer.py": "WebRL's task writer: prompt, parsing and the written tasks' checks",
     "vcoder/eval/webgen_task.py": "one WebGen-Bench task (build, grade under each protocol, the row); 1 line over",
 }
 
