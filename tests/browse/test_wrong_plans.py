@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from tests.browse.conftest import run_episode
-from vcoder.browse.generate import TEMPLATES, _edit_plan, _money, generate_tasks
+from vcoder.browse.generate import TEMPLATES, generate_tasks
 from vcoder.browse.sites import build_state
 from vcoder.browse.solver import ScriptedSolver
+from vcoder.browse.template_kit import edit_plan as _edit_plan
+from vcoder.browse.template_kit import money as _money
 
 SEED = 0
 

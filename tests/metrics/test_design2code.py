@@ -10,8 +10,10 @@ import pytest
 
 from vcoder.layout import Layout, TextBlock
 from vcoder.metrics._blocks import text_color
+from vcoder.metrics._matcher import context_bonus as _context_bonus
+from vcoder.metrics._matcher import diff_of_means as _diff_of_means
 from vcoder.metrics._textsim import SequenceMatcher, TextSimilarity
-from vcoder.metrics.design2code import _context_bonus, _diff_of_means, block_scores, match_blocks
+from vcoder.metrics.design2code import block_scores, match_blocks
 
 W = H = 1000
 

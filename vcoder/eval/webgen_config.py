@@ -253,7 +253,7 @@ class WebGenConfig:
             gui_deadline_ms=self.gui_deadline_ms,
         )
         if protocol == "webgen-bench":
-            from vcoder.gui.webvoyager import HEIGHT, PAUSES_MS, WIDTH
+            from vcoder.gui.webvoyager_protocol import HEIGHT, PAUSES_MS, WIDTH
 
             request_ms = self.gui_timeout_ms * (self.max_retries + 1) + max(PAUSES_MS.values())
             deadline_ms = max(self.gui_deadline_ms, self.gui_step_limit * request_ms)

@@ -62,14 +62,12 @@ References:
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from vcoder.layout import Layout
-from vcoder.metrics._blocks import MergedBlock, merge_pair, prepare_blocks
+from vcoder.metrics._blocks import MergedBlock, prepare_blocks
+from vcoder.metrics._matcher import KEEP, Matcher
 from vcoder.metrics._scores import BlockMatching, BlockPair, BlockScores
-from vcoder.metrics._textsim import TextSimilarity
 from vcoder.metrics.image import check_screenshot
 
 __all__ = [
@@ -83,11 +81,6 @@ __all__ = [
     "page_blocks",
 ]
 
-_MERGE_GAIN = 0.05
-_KEEP = 0.5
-_BONUS, _WINDOW = 0.1, 1
-_TRIAL_CELLS = 4_000_000
-
 
 def _validate(layout, image, name: str):
     """The layout checked, and the screenshot's RGB view (or None)."""
@@ -96,128 +89,6 @@ def _validate(layout, image, name: str):
     if layout.width <= 0 or layout.height <= 0:
         raise ValueError(f"{name} has size {layout.width}x{layout.height}; a rendered layout has a positive size")
     return None if image is None else check_screenshot(image, f"{name} image")
-
-
-def _assign(sim: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from scipy.optimize import linear_sum_assignment
-
-    return linear_sum_assignment(-sim)
-
-
-def _diff_of_means(current: list[float], updated: list[float]) -> float:
-    """The reference ``difference_of_means`` on matched costs (-similarity): drop common values, compare means."""
-    a, b = Counter(current), Counter(updated)
-    for value in set(a) & set(b):
-        common = min(a[value], b[value])
-        a[value] -= common
-        b[value] -= common
-    ua, ub = list(a.elements()), list(b.elements())
-    mean_a = sum(ua) / len(ua) if ua else 0.0
-    mean_b = sum(ub) / len(ub) if ub else 0.0
-    if mean_a - mean_b > 0:
-        return mean_a - mean_b if min(ua) > min(ub) else 0.0
-    return mean_a - mean_b
-
-
-def _matched_costs(sim: np.ndarray) -> list[float]:
-    rows, cols = _assign(sim)
-    return (-sim[rows, cols]).tolist()
-
-
-def _context_bonus(sim: np.ndarray) -> np.ndarray:
-    """Similarities plus 0.1 x the two best neighbouring similarities (window 1) for cells above 0.5."""
-    n, m = sim.shape
-    padded = np.full((n + 2 * _WINDOW, m + 2 * _WINDOW), -np.inf)
-    padded[_WINDOW : _WINDOW + n, _WINDOW : _WINDOW + m] = sim
-    shifts = [
-        padded[_WINDOW + di : _WINDOW + di + n, _WINDOW + dj : _WINDOW + dj + m]
-        for di in range(-_WINDOW, _WINDOW + 1)
-        for dj in range(-_WINDOW, _WINDOW + 1)
-        if (di, dj) != (0, 0)
-    ]
-    neigh = np.sort(np.stack(shifts), axis=0)[-2:]  # the two best neighbours (-inf where fewer exist)
-    bonus = _BONUS * np.where(np.isfinite(neigh), neigh, 0.0).sum(axis=0)
-    return np.where(sim > _KEEP, sim + bonus, sim)
-
-
-class _Matcher:
-    def __init__(self, pred: list[MergedBlock], ref: list[MergedBlock], *, max_merge_evals: int, max_rounds: int):
-        self.pred, self.ref = pred, ref
-        self.textsim = TextSimilarity()
-        self.sim = self.textsim.matrix([b.text for b in pred], [b.text for b in ref])
-        # each trial is one assignment solve (~n*m work): cap the total cells solved, not just the count
-        self.evals_left = min(max_merge_evals, max(8, _TRIAL_CELLS // max(self.sim.size, 1)))
-        self.max_rounds = max_rounds
-
-    def _merge_side(self, side: str) -> bool:
-        blocks = self.pred if side == "pred" else self.ref
-        if len(blocks) < 2:
-            return False
-        sim = self.sim if side == "pred" else self.sim.T  # rows = the side being merged
-        other = [b.text for b in (self.ref if side == "pred" else self.pred)]
-        exact = self.textsim.is_exact(len(set(b.text for b in blocks)), len(set(other)))
-        rows, cols = _assign(sim)
-        current = (-sim[rows, cols]).tolist()
-        matched = np.zeros(sim.shape[0])
-        matched[rows] = sim[rows, cols]
-        is_matched = np.zeros(sim.shape[0], dtype=bool)
-        is_matched[rows] = True
-        scored = []
-        for i in range(len(blocks) - 1):
-            text = f"{blocks[i].text} {blocks[i + 1].text}"
-            old = [matched[k] for k in (i, i + 1) if is_matched[k]]
-            # a merge can only pass the reference test if the merged block beats both old matches and their mean
-            # by the gain threshold (assuming the rest of the assignment stays): prune on an upper bound first
-            need = max(max(old, default=0.0), float(np.mean(old)) + _MERGE_GAIN if old else _MERGE_GAIN)
-            bound = float(self.textsim.char_upper_bounds(text, other).max(initial=0.0))
-            if bound > need:
-                scored.append((bound - need, i, text, need))
-        scored.sort(key=lambda t: -t[0])
-        candidates = []
-        for _, i, text, need in scored:
-            if self.evals_left <= 0:
-                break
-            if self.textsim.best_bound(text, other, text_is_pred=side == "pred") <= need:
-                continue
-            self.evals_left -= 1
-            row = self.textsim.against(text, other, text_is_pred=side == "pred", exact=exact)
-            trial = np.delete(sim, i + 1, axis=0)
-            trial[i] = row
-            diff = _diff_of_means(current, _matched_costs(trial))
-            if diff > _MERGE_GAIN:
-                candidates.append((diff, i, row))
-        if not candidates:
-            return False
-        candidates.sort(key=lambda t: -t[0])
-        taken: set[int] = set()
-        merged_rows: dict[int, np.ndarray] = {}
-        new_blocks = list(blocks)
-        for _, i, row in candidates:
-            if i in taken or i + 1 in taken:
-                continue
-            taken.update((i, i + 1))
-            new_blocks[i] = merge_pair(blocks[i], blocks[i + 1])
-            merged_rows[i] = row
-        drop = sorted(i + 1 for i in merged_rows)
-        new_sim = sim.copy()
-        for i, row in merged_rows.items():
-            new_sim[i] = row
-        new_sim = np.delete(new_sim, drop, axis=0)
-        new_blocks = [b for k, b in enumerate(new_blocks) if k not in set(drop)]
-        if side == "pred":
-            self.pred, self.sim = new_blocks, new_sim
-        else:
-            self.ref, self.sim = new_blocks, new_sim.T.copy()
-        return True
-
-    def run(self) -> list[tuple[int, int]]:
-        for _ in range(self.max_rounds):
-            changed_pred = self._merge_side("pred")
-            changed_ref = self._merge_side("ref")
-            if not (changed_pred or changed_ref):
-                break
-        rows, cols = _assign(_context_bonus(self.sim))
-        return list(zip(rows.tolist(), cols.tolist()))
 
 
 def _color_scores(pred_colors: np.ndarray, ref_colors: np.ndarray) -> np.ndarray:
@@ -288,13 +159,13 @@ def match_prepared_blocks(
     ref_blocks, pred_blocks = list(ref_blocks), list(pred_blocks)
     if not ref_blocks or not pred_blocks:
         return BlockMatching(tuple(ref_blocks), tuple(pred_blocks), ())
-    matcher = _Matcher(pred_blocks, ref_blocks, max_merge_evals=max_merge_evals, max_rounds=max_merge_rounds)
+    matcher = Matcher(pred_blocks, ref_blocks, max_merge_evals=max_merge_evals, max_rounds=max_merge_rounds)
     assignment = matcher.run()
     pred_blocks, ref_blocks = matcher.pred, matcher.ref
     kept = []
     for i, j in assignment:
         similarity = matcher.textsim.ratio(pred_blocks[i].text, ref_blocks[j].text)
-        if similarity >= _KEEP:
+        if similarity >= KEEP:
             kept.append((i, j, similarity))
     pairs: list[BlockPair] = []
     if kept:

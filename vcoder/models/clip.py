@@ -20,19 +20,21 @@ from pathlib import Path
 import numpy as np
 
 from vcoder.metrics.clip import squash_to_square
+from vcoder.models.clip_weights import (
+    CHECKPOINT_SUFFIXES,
+    ClipWeightsNotFound,
+    cached_pretrained,
+    load_state_dict,
+    tiny_clip_model,
+)
 from vcoder.models.squash import check_pages, squash_normalise
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["ClipEmbedder", "ClipWeightsNotFound", "load_clip"]
 
-_CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors")
 _OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
 _OPENAI_STD = (0.26862954, 0.26130258, 0.27577711)
-
-
-class ClipWeightsNotFound(RuntimeError):
-    """Raised at build time when the requested CLIP weights are not available on this machine."""
 
 
 class ClipEmbedder:
@@ -141,84 +143,6 @@ class ClipEmbedder:
         return f"ClipEmbedder({self.name!r}, device={self.device!r}, image_size={self.image_size})"
 
 
-def _tiny_model():
-    import torch
-    from open_clip.model import CLIP
-
-    # deterministic weights: the same tiny model in every process (tests compare embeddings across loads)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
-        return CLIP(
-            embed_dim=64,
-            vision_cfg={
-                "image_size": 64,
-                "layers": 2,
-                "width": 96,
-                "patch_size": 16,
-                "head_width": 32,
-                "mlp_ratio": 2.0,
-            },
-            text_cfg={"context_length": 8, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1},
-        )
-
-
-def _load_state_dict(model, path: Path) -> None:
-    import torch
-
-    if path.suffix == ".safetensors":
-        from safetensors.torch import load_file
-
-        state = load_file(str(path))
-    else:
-        state = torch.load(str(path), map_location="cpu", weights_only=True)
-        if isinstance(state, dict) and "state_dict" in state:
-            state = state["state_dict"]
-    if not isinstance(state, dict):
-        raise ClipWeightsNotFound(
-            f"{path} does not hold a state dict (got {type(state).__name__}); save one with "
-            "torch.save(model.state_dict(), path) or safetensors"
-        )
-    state = {k.removeprefix("module."): v for k, v in state.items()}
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    if missing or unexpected:
-        raise ClipWeightsNotFound(
-            f"{path} does not fit this architecture: {len(missing)} missing keys (e.g. {missing[:3]}), "
-            f"{len(unexpected)} unexpected (e.g. {unexpected[:3]}); pass the matching model name (or tiny=True)"
-        )
-
-
-def _cached_pretrained(model: str, tag: str) -> str:
-    """Resolve a pretrained tag to a local file without touching the network, or raise ClipWeightsNotFound."""
-    import open_clip
-
-    tags = open_clip.list_pretrained_tags_by_model(model)
-    if tag not in tags:
-        raise ValueError(f"pretrained={tag!r} is not an open_clip tag for {model!r}; known tags: {tags}")
-    cfg = open_clip.get_pretrained_cfg(model, tag)
-    tried = []
-    if cfg.get("hf_hub"):
-        from huggingface_hub import hf_hub_download
-
-        repo = cfg["hf_hub"].rstrip("/")
-        for filename in ("open_clip_model.safetensors", "open_clip_pytorch_model.bin"):
-            tried.append(f"hf://{repo}/{filename}")
-            try:
-                return hf_hub_download(repo, filename, local_files_only=True)
-            except Exception:  # not in the local Hugging Face cache
-                continue
-    if cfg.get("url"):
-        cached = Path(os.path.expanduser("~/.cache/clip")) / os.path.basename(cfg["url"])
-        tried.append(str(cached))
-        if cached.is_file():
-            return str(cached)
-    raise ClipWeightsNotFound(
-        f"CLIP weights {model}/{tag} are not on this machine (looked in: {', '.join(tried)}); vcoder never downloads "
-        f"them during training or evaluation. Pass a local checkpoint path as pretrained=..., pre-fill the Hugging "
-        f"Face cache (huggingface-cli download {cfg.get('hf_hub', '').rstrip('/') or '<repo>'}), or use tiny=True "
-        "for tests."
-    )
-
-
 def load_clip(
     model: str = "ViT-B-32",
     pretrained: str | os.PathLike | None = "openai",
@@ -254,13 +178,13 @@ def load_clip(
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be >= 1")
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    path = Path(pretrained) if pretrained is not None and str(pretrained).endswith(_CHECKPOINT_SUFFIXES) else None
+    path = Path(pretrained) if pretrained is not None and str(pretrained).endswith(CHECKPOINT_SUFFIXES) else None
     if path is not None and not path.is_file():
         raise ClipWeightsNotFound(f"CLIP checkpoint {path} does not exist; give the path of a saved state dict")
     if tiny:
-        net = _tiny_model()
+        net = tiny_clip_model()
         if path is not None:
-            _load_state_dict(net, path)
+            load_state_dict(net, path)
         # a tiny model has no published weights: any tag ("openai", every caller's default) means random weights
         name = f"tiny-clip:{path or 'random'}"
         return ClipEmbedder(
@@ -280,12 +204,12 @@ def load_clip(
     cfg: dict = {}
     if path is None and pretrained is not None:
         cfg = open_clip.get_pretrained_cfg(model, str(pretrained)) or {}
-        source = _cached_pretrained(model, str(pretrained))
+        source = cached_pretrained(model, str(pretrained))
     else:
         source = None
     net = open_clip.create_model(model, pretrained=source, force_quick_gelu=bool(cfg.get("quick_gelu", False)))
     if path is not None:
-        _load_state_dict(net, path)
+        load_state_dict(net, path)
     if pretrained is None:
         logger.warning("CLIP %s built with random weights (pretrained=None): similarities are meaningless", model)
     size = net.visual.image_size

@@ -120,8 +120,9 @@ def run_refine_turns(
     import torch
 
     from vcoder.models.loading import load_policy
+    from vcoder.pipelines.quickstart.config import DATA, GRPO_RECIPE
     from vcoder.pipelines.quickstart.reuse import load_summary, scored_pages
-    from vcoder.pipelines.quickstart.run import DATA, GRPO_RECIPE, auto_threads
+    from vcoder.pipelines.quickstart.stages import auto_threads
     from vcoder.rendering import BrowserPool
 
     if turns < 0:

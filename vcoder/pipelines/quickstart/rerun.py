@@ -49,10 +49,9 @@ def rerun_grpo(
 
     from vcoder.data import to_dataset
     from vcoder.pipelines import grpo
+    from vcoder.pipelines.quickstart.config import FAST, GRPO_RECIPE
     from vcoder.pipelines.quickstart.reuse import load_summary, scored_pages, training_pages
-    from vcoder.pipelines.quickstart.run import (
-        FAST,
-        GRPO_RECIPE,
+    from vcoder.pipelines.quickstart.stages import (
         StageClock,
         auto_threads,
         check_grpo_overrides,

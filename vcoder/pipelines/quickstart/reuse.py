@@ -18,7 +18,8 @@ import json
 import os
 from typing import Any
 
-from vcoder.pipelines.quickstart.run import DATA, FAST, rows_digest
+from vcoder.pipelines.quickstart.config import DATA, FAST
+from vcoder.pipelines.quickstart.stages import rows_digest
 
 #: the seed offset of the scored pages (run_quickstart draws them from seed + this)
 __all__ = ["load_summary", "scored_pages", "stand_in_run", "training_pages"]

@@ -23,267 +23,47 @@ from __future__ import annotations
 import json
 import logging
 import os
-import time
 from typing import Any
 
-from vcoder.data.splits import SCORED_SPLITS
+from vcoder.pipelines.quickstart.config import DATA, EVAL_SPLITS, FAST, GRPO_RECIPE, SFT_RECIPE
+from vcoder.pipelines.quickstart.stages import (
+    StageClock,
+    auto_threads,
+    begin_run,
+    check_grpo_overrides,
+    draw_pages,
+    evaluate_policy,
+    parse_recipe,
+    quiet,
+    reward_window,
+    row_key,
+    rows_digest,
+    train_stage,
+)
 
 logger = logging.getLogger(__name__)
 
-# shared by both stages; the scored pages come from another split than the training pages (split by content)
-# 128 held-out pages: a page scores 0 or ~0.8 by whether any block matched, so 48 left the mean noisy
-DATA = {"n_train": 320, "n_holdout": 128, "width": 320, "height": 240, "difficulty": 0, "probe_pages": 16}
-
-SFT_RECIPE: dict[str, Any] = {
-    "dtype": "float32",
-    "dataset": "synthetic",
-    "use_cpu": True,
-    "bf16": False,
-    "gradient_checkpointing": False,
-    "learning_rate": 2.0e-3,
-    "lr_scheduler_type": "cosine",
-    "warmup_steps": 10,
-    "per_device_train_batch_size": 16,
-    "max_length": None,
-    # measured on the held-out pages: the loss sits at ~0.33 (what the page template alone gives) until step ~250,
-    # then falls as the model starts to read the screenshot. Stopped at 240 steps the model wrote nearly the same
-    # page for every screenshot (seed 2: first block's colour right on 29% of pages, 8 colours; overall 0.630),
-    # and GRPO on top had nothing image-dependent to sharpen. At 480 steps: 75%, overall 0.837 (seed 0 0.379 ->
-    # 0.755, seed 1 0.455 -> 0.530), ~205 s on 2 cores.
-    "max_steps": 480,
-    "logging_steps": 5,
-    "save_strategy": "no",
-    "report_to": "none",
-    "disable_tqdm": True,
-    "dataloader_num_workers": 0,
-}
-
-GRPO_RECIPE: dict[str, Any] = {
-    "dtype": "float32",
-    "dataset": "synthetic",
-    # Design2Code components of the rendered page vs the rendered reference, validity, and SSIM. The block components
-    # see text blocks only: the reference page with its grid set to the wrong number of columns scores 4.91 of 5 on
-    # them, with the wrong box height 4.96, so alone they gave GRPO almost no signal on the layout and it drifted (seed
-    # 2, validation pages: right column count 72% -> 36% of pages). SSIM sees the boxes: 0.65-0.90 for those pages.
-    "reward_funcs": ["validity", "block", "text", "position", "color", "ssim"],
-    "reward_weights": [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
-    "render_width": DATA["width"],
-    "render_height": DATA["height"],
-    "render_timeout_ms": 10000,
-    "use_cpu": True,
-    "bf16": False,
-    "gradient_checkpointing": False,
-    "learning_rate": 1.0e-4,
-    "lr_scheduler_type": "constant_with_warmup",
-    "warmup_steps": 3,
-    # 64 completions a generation, each generation used for two optimizer steps (PPO-clipped); measured here, one step
-    # per generation at this learning rate let the entropy run away mid-run (0.37 -> 1.4). 8 completions a page on 8
-    # pages, chosen on the VALIDATION pages of seeds 0-2 (issue 35; experiments/results/quickstart_generations_validation.json):
-    # GRPO - SFT -0.009 / +0.067 / -0.006 (mean +0.017), against -0.063 / +0.084 / -0.009 (+0.004) with 4 on 16. Most of
-    # a group's spread is whether a sample guessed the heading (right on ~13% of samples); 4 samples rarely hold one.
-    "per_device_train_batch_size": 64,
-    "num_generations": 8,
-    "num_iterations": 2,
-    # Raw reward differences as advantages: dividing by each group's standard deviation turned differences of a few
-    # thousandths (four near-identical completions) into advantages of +-1. The heading is the largest text block and
-    # the small model can hardly read it (right on 13% of sampled pages), so it is most of the reward's spread; a KL
-    # term to the SFT model keeps what the rewards barely see (page background, heading guesses) from drifting.
-    "scale_rewards": "none",
-    "beta": 0.04,
-    "max_completion_length": 48,
-    "temperature": 1.0,
-    "max_steps": 40,
-    "logging_steps": 1,
-    "log_completions": True,
-    "num_completions_to_print": 0,
-    "save_strategy": "no",
-    "report_to": "none",
-    "disable_tqdm": True,
-    "dataloader_num_workers": 0,
-}
-
-# --fast: the same path end to end with everything shrunk (tests)
-FAST = {"n_train": 32, "n_holdout": 8, "sft_steps": 10, "grpo_steps": 4}
-#: the splits a run may be scored on: ``test`` (reported) or ``validation`` (pilots, sweeps, recipe choices)
-EVAL_SPLITS = SCORED_SPLITS
-
-
-def row_key(row: dict[str, Any]) -> str:
-    """The content key of a synthetic row (id ``d<difficulty>-<seed>``): its page's (what the split digests hash)."""
-    from vcoder.data.synthetic import content_key, generate_page
-
-    difficulty, seed = row["id"][1:].split("-", 1)
-    return content_key(generate_page(int(seed), difficulty=int(difficulty)))
-
-
-def rows_digest(rows: list[dict[str, Any]]) -> str:
-    """The split digest of synthetic rows: a hash of their pages' content keys."""
-    from vcoder.data.splits import split_digest
-
-    return split_digest(row_key(row) for row in rows)
-
-
-def draw_pages(n_train: int, n_scored: int, *, seed: int, split: str, pool: Any, progress: bool = False):
-    """The run's training pages (``train`` split, drawn with ``seed``) and scored pages (``split``, seed
-    ``seed + 7919``; 0: none), screenshot in ``pool``: a ``vcoder.data.splits.Drawn``."""
-    from vcoder.data.splits import draw_split
-    from vcoder.pipelines.grpo.data import synthetic_rows
-
-    shot = dict(difficulty=DATA["difficulty"], width=DATA["width"], height=DATA["height"], progress=progress)
-
-    def draw(n: int, draw_seed: int, name: str) -> list[dict[str, Any]]:
-        return synthetic_rows(n, seed=draw_seed, pool=pool, split=name, **shot)
-
-    return draw_split(
-        draw, row_key, n_train=n_train, n_scored=n_scored, train_seed=seed, scored_seed=seed + 7919, split=split
-    )
-
-
-def begin_run(out_dir: str, threads: int | None) -> tuple[int, StageClock]:
-    """Start a quickstart run: torch's CPU threads (None: :func:`auto_threads`), ``out_dir`` made, a stage clock.
-
-    Returns:
-        ``(threads, clock)``."""
-    import torch
-
-    threads = threads or auto_threads()
-    torch.set_num_threads(threads)
-    os.makedirs(out_dir, exist_ok=True)
-    return threads, StageClock()
-
-
-class StageClock:
-    """Wall seconds per stage of a run: ``lap(name)`` closes the stage that ended now; ``timings`` maps each stage
-    to its seconds and ``wall_s()`` is the time since the clock started."""
-
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self.start = self.last = time.perf_counter()
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.timings[name] = round(now - self.last, 1)
-        self.last = now
-
-    def wall_s(self) -> float:
-        return round(time.perf_counter() - self.start, 1)
-
-
-def auto_threads(sample_s: float = 0.5) -> int:
-    """Torch threads for the quickstart: the cores that are idle right now (at most 4), at least one.
-
-    Measured on 2 cores: an SFT step of the small model took 1.24 s on 1 thread and 0.81 s on 2 when the machine was
-    otherwise idle, but 2.8 s on 1 thread and 36 s on 2 when other jobs shared the cores (OpenMP threads spin while
-    they wait). CPU use is sampled over ``sample_s`` (the load average lags by minutes, e.g. right after set-up).
-    """
-    import psutil
-
-    cores = os.cpu_count() or 1
-    idle = cores * (1.0 - psutil.cpu_percent(interval=sample_s) / 100.0)
-    return max(1, min(4, cores, int(idle + 0.25)))
-
-
-def _parse(parser, recipe: dict[str, Any]) -> tuple:
-    return tuple(parser.parse_dict(recipe, allow_extra_keys=False))
-
-
-def check_grpo_overrides(overrides: dict[str, Any]) -> None:
-    """Parse the GRPO stage's recipe with ``overrides`` before any work, so a typo costs nothing.
-
-    Raises:
-        ValueError: naming the key or value the GRPO pipeline's parser refused.
-    """
-    from vcoder.pipelines import grpo
-
-    recipe = dict(GRPO_RECIPE, model_name_or_path="model", output_dir="out", **overrides)
-    from vcoder.pipelines.grpo.train import check_aggregation
-
-    try:
-        check_aggregation(_parse(grpo.make_parser(), recipe)[1])
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"GRPO stage overrides {overrides}: {exc}") from None
-
-
-def reward_window(
-    state_path: str, *, key: str = "reward", frac: float = 0.2, window: int | None = None
-) -> dict[str, float]:
-    """Mean of a logged value over the first and the last logged steps of a run.
-
-    Args:
-        state_path: a ``trainer_state.json``.
-        key: the logged key.
-        frac: share of the logged steps in each window (at least one step), when ``window`` is not given.
-        window: logged steps in each window (e.g. the logs of whole passes over a fixed set of prompts, so both
-            windows score the same prompts); capped at half the logged steps.
-
-    Returns:
-        ``{"start", "end", "delta", "window", "steps"}``.
-    """
-    with open(state_path) as handle:
-        history = [row[key] for row in json.load(handle)["log_history"] if isinstance(row.get(key), (int, float))]
-    if not history:
-        raise ValueError(f"{state_path} logged no {key!r}; was the run empty?")
-    n = window if window is not None else int(len(history) * frac)
-    n = max(1, min(n, len(history) // 2 or 1))
-    start, end = sum(history[:n]) / n, sum(history[-n:]) / n
-    return {"start": start, "end": end, "delta": end - start, "window": n, "steps": len(history)}
-
-
-def quiet(trainer) -> None:
-    """Drop the callback that prints every log dict: the progress bar shows the live values instead."""
-    from transformers.trainer_callback import PrinterCallback
-
-    trainer.remove_callback(PrinterCallback)
-
-
-def train_stage(pipeline, recipe: dict[str, Any], train_ds, *, label: str, progress: bool):
-    """Parse an embedded recipe with the pipeline's own parser, train, and save model + trainer_state.json; returns
-    the trainer (its ``args`` are the configuration that ran)."""
-    from vcoder.pipelines.progress import BarCallback
-    from vcoder.pipelines.recipes import train_and_save
-
-    script_args, training_args, model_args = _parse(pipeline.make_parser(), recipe)
-    trainer, _ = pipeline.build_trainer(
-        script_args,
-        training_args,
-        model_args,
-        train_dataset=train_ds,
-        callbacks=[BarCallback(label, disable=not progress)],
-    )
-    quiet(trainer)
-    train_and_save(trainer, None, script_args, training_args, resume=None)
-    return trainer
-
-
-def evaluate_policy(model_dir: str, holdout, pool, *, label: str, progress: bool) -> dict[str, Any]:
-    """Score a saved model on scored pages as the quickstart does (greedy, 48 tokens, Design2Code block metrics).
-
-    Args:
-        model_dir: the model folder.
-        holdout: rows ``{"prompt", "image", "html", "id"}``.
-        pool: a ``BrowserPool`` to render in.
-        label: the model's name in the log.
-        progress: show progress bars.
-
-    Returns:
-        ``vcoder.pipelines.grpo.heldout.evaluate_model``'s ``{"mean", "pages"}``.
-    """
-    from vcoder.models.loading import load_policy
-    from vcoder.pipelines.grpo.heldout import evaluate_model
-
-    model, processor = load_policy(model_dir)
-    result = evaluate_model(
-        model,
-        processor,
-        holdout,
-        width=DATA["width"],
-        height=DATA["height"],
-        max_new_tokens=48,
-        progress=progress,
-        pool=pool,
-    )
-    logger.info("held-out %s: %s", label, result["mean"])
-    return result
+# the recipes and stages stay importable from here, where they lived before the split
+__all__ = [
+    "DATA",
+    "EVAL_SPLITS",
+    "FAST",
+    "GRPO_RECIPE",
+    "SFT_RECIPE",
+    "StageClock",
+    "auto_threads",
+    "begin_run",
+    "check_grpo_overrides",
+    "draw_pages",
+    "evaluate_policy",
+    "parse_recipe",
+    "quiet",
+    "reward_window",
+    "row_key",
+    "rows_digest",
+    "run_quickstart",
+    "train_stage",
+]
 
 
 def run_quickstart(
