@@ -13,6 +13,7 @@ import importlib
 import pytest
 
 from vcoder.chat.endpoint import Endpoint
+from vcoder.flag_names import rename_flags, respell_flags
 from vcoder.gui.limits import CaseLimits
 from vcoder.names import (
     RENAMED,
@@ -20,9 +21,7 @@ from vcoder.names import (
     from_flat,
     generated_fields,
     new_names,
-    rename_flags,
     rename_keys,
-    respell_flags,
 )
 from vcoder.rendering.spec import RenderSpec
 

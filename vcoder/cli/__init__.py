@@ -30,7 +30,7 @@ from vcoder.cli import (
     train,
 )
 from vcoder.cli.record import target_dir as record_dir
-from vcoder.names import respell_flags
+from vcoder.flag_names import respell_flags
 
 # subcommand -> module; every module is imported here, so one that fails to import fails `vcoder` with its error
 COMMANDS = {

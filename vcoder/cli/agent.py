@@ -47,8 +47,8 @@ def add_parser(subparsers, name: str) -> None:
         "--base-url", help="OpenAI-compatible endpoint of any --policy but scripted (e.g. http://127.0.0.1:8000/v1)"
     )
     t.add_argument("--model", help="model name on --base-url")
+    from vcoder.flag_names import old_flag
     from vcoder.gui.limits import CaseLimits
-    from vcoder.names import old_flag
 
     limits = CaseLimits()  # the one declaration of a test case's limits and their defaults
     t.add_argument(
@@ -114,8 +114,8 @@ def run(args) -> int:
     page = Path(args.page)
     if not page.is_file():
         return _usage(f"no such page: {page} (pass an existing .html file)")
+    from vcoder.flag_names import cli_flag
     from vcoder.gui.limits import CaseLimits
-    from vcoder.names import cli_flag
 
     bad = {k: v for k in ("width", "height") if (v := getattr(args, k)) <= 0}
     if bad:

@@ -75,7 +75,7 @@ def add_parsers(sub) -> None:
     teacher.add_argument(
         "--judge-timeout-ms", type=int, default=TEACHER_TIMEOUT_MS, help="budget of one judge request"
     )
-    from vcoder.names import old_flag
+    from vcoder.flag_names import old_flag
 
     old_flag(traj, "--timeout-ms", "teacher_timeout_ms", "judge_timeout_ms")
     teacher.add_argument("--min-appearance", type=float, default=3.0, help="keep: the best step's grade (0-5)")

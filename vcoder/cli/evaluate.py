@@ -41,7 +41,7 @@ def add_parser(sub, name: str) -> None:
     d.add_argument("--workers", type=int, default=None, help="metric processes (default: one per core; 0: inline)")
     d.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")
     d.add_argument("--render-timeout-ms", type=int, default=15000, help="render deadline per page (default 15000)")
-    from vcoder.names import old_flag
+    from vcoder.flag_names import old_flag
 
     old_flag(d, "--timeout-ms", "render_timeout_ms")
     d.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

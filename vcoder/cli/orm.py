@@ -34,8 +34,8 @@ def add_parser(subparsers, name: str) -> None:
     c.add_argument("--seed", type=int, default=0, help="first page seed")
     c.add_argument("--kinds", default=None, help="comma-separated page kinds (default: all)")
     c.add_argument("--no-dropped", action="store_true", help="leave out the handler_dropped (partly broken) variant")
+    from vcoder.flag_names import old_flag
     from vcoder.gui.limits import CaseLimits
-    from vcoder.names import old_flag
 
     deadline = CaseLimits().deadline_ms  # the one declaration of a test case's deadline
     c.add_argument("--gui-deadline-ms", type=int, default=deadline, help="deadline of one test case in ms")

@@ -29,7 +29,7 @@ def add_parser(subparsers, name: str) -> None:
     p.add_argument(
         "--render-timeout-ms", type=float, default=15000, help="render deadline per page in ms (default 15000)"
     )
-    from vcoder.names import old_flag
+    from vcoder.flag_names import old_flag
 
     old_flag(p, "--timeout-ms", "render_timeout_ms", type=float)
     p.add_argument("--max-pages", type=int, default=2, help="concurrent browser pages (default 2)")

@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from vcoder.names import rename_flags, rename_keys
+from vcoder.flag_names import rename_flags
+from vcoder.names import rename_keys
 from vcoder.suggest import unknown_names
 
 logger = logging.getLogger(__name__)
