@@ -21,7 +21,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ("README.md", "docs/results.md")
 MARKER = re.compile(r"(<!-- results:([a-z_]+) -->\n)(.*?)(<!-- /results -->)", re.S)
-LOOPS = ("quickstart", "agent_quickstart", "agent_quickstart_webgen_agent", "curriculum_grpo", "curriculum_webrl", "web_agent", "web_agent_webrl")
+LOOPS = (
+    "quickstart",
+    "agent_quickstart",
+    "agent_quickstart_webgen_agent",
+    "curriculum_grpo",
+    "curriculum_webrl",
+    "web_agent",
+    "web_agent_webrl",
+)
 
 
 def read_results(results: Path, loop: str) -> list[dict]:

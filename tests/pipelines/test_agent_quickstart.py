@@ -86,7 +86,6 @@ def test_fast_agent_quickstart_writes_everything(tmp_path, capsys):
     ids = [t["id"] for t in evals["sft"]["tasks"]]
     assert len(ids) == FAST["n_heldout"] and ids == [t["id"] for t in evals["step_grpo"]["tasks"]]
     from vcoder.data.site_kinds import kind_tasks
-
     from vcoder.data.splits import split_digest
 
     scored = kind_tasks(FAST["n_heldout"], HELDOUT_SEED, split="test", kinds=KINDS)
