@@ -24,6 +24,11 @@ ACTION_TOKENS, PROMPT_TOKENS = 40, 768
 #: WebRL's own task-writer settings (the curriculum's site writer: 3 failures shown, temperature 0.8): the failed
 #: intents shown in one writing request, and its sampling temperature
 WEBRL_FAILURES_SHOWN, WEBRL_WRITER_TEMPERATURE = 10, 1.0
+#: the web agent's own sizes, where the site-building curriculum has others (4 new tasks a phase, 256 replayed items)
+#: and a browsing episode elsewhere 10 actions: the web agent's recipe values since its first round, with which its
+#: recorded results (experiments/results/web_agent) were measured; changing one is a recipe change, chosen on
+#: validation
+WEB_AGENT_STEP_BUDGET, WEB_AGENT_NEW_TASKS, WEB_AGENT_REPLAY_ITEMS = 8, 8, 2000
 
 
 def _help(text: str) -> dict[str, str]:
@@ -79,7 +84,7 @@ class WebAgentConfig:
         default=0, metadata=_help("Pool tasks drawn (seeded) for a phase's rollouts; 0: the whole pool.")
     )
     temperature: float = field(default=1.0, metadata=_help("Sampling temperature of the rollouts."))
-    step_budget: int = field(default=8, metadata=_help("Actions per episode (exit included)."))
+    step_budget: int = field(default=WEB_AGENT_STEP_BUDGET, metadata=_help("Actions per episode (exit included)."))
     learning_rate: float = field(default=5e-4, metadata=_help("AdamW learning rate of a phase's update."))
     epochs: float = field(default=2.0, metadata=_help("Passes over a phase's kept samples."))
     batch_size: int = field(default=8, metadata=_help("Samples per update step."))
@@ -96,8 +101,10 @@ class WebAgentConfig:
             "kept per phase by the same confidence window."
         ),
     )
-    replay_max_items: int = field(default=2000, metadata=_help("Replay buffer size (newest kept)."))
-    new_tasks_per_phase: int = field(default=8, metadata=_help("New task instances added to the pool per phase."))
+    replay_max_items: int = field(default=WEB_AGENT_REPLAY_ITEMS, metadata=_help("Replay buffer size (newest kept)."))
+    new_tasks_per_phase: int = field(
+        default=WEB_AGENT_NEW_TASKS, metadata=_help("New task instances added to the pool per phase.")
+    )
     band_low: float = field(default=0.05, metadata=_help("WebRL's band: new tasks come from templates whose ..."))
     band_high: float = field(default=0.75, metadata=_help("... rollout success rate lies in [band_low, band_high]."))
     system_prompt: bool = field(
