@@ -420,6 +420,9 @@ OWN_VALUES: dict[str, dict[str, str]] = {
         "vcoder.cli.data_sites": "sites.grading.SCRIPTED_EXPECT_MS",
     },
     "writer_failures_shown": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEBRL_FAILURES_SHOWN: WebRL's 10"},
+    "step_budget": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEB_AGENT_STEP_BUDGET: its recipe's"},
+    "new_tasks_per_phase": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEB_AGENT_NEW_TASKS: its recipe's"},
+    "replay_max_items": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEB_AGENT_REPLAY_ITEMS: its recipe's"},
     "writer_temperature": {"vcoder.pipelines.web_agent.config.WebAgentConfig": "WEBRL_WRITER_TEMPERATURE: WebRL's"},
     "seed": {"vcoder.gui.webvoyager.WebVoyagerPolicy": "SEED: WebGen-Bench's WebVoyager samples with seed 42"},
 }
@@ -481,11 +484,7 @@ OTHER_MEANINGS: dict[str, dict[str, str]] = {
 }
 
 #: settings still declared with several defaults that are one concept (the list only shrinks): why it is not done
-UNRESOLVED: dict[str, str] = {
-    "new_tasks_per_phase": "4 (curriculum) against 8 (web agent): each loop's own number, its reason not recorded",
-    "replay_max_items": "256 (curriculum) against 2000 (web agent): as above",
-    "step_budget": "a browsing episode's actions: WebAgentConfig 8 against arun_episode / BrowseCore / BrowseEnv 10",
-}
+UNRESOLVED: dict[str, str] = {}
 
 
 def settings() -> set[str]:
@@ -606,10 +605,7 @@ MODEL_MEANINGS = {
     "an open_clip architecture": r"\bopen_clip\b",
 }
 #: flags with two meanings today (flag: where and what); the list only shrinks
-SECOND_MEANINGS = {
-    "model": "vcoder orm train / score / report: a folder to load (the base VLM, the ORM); elsewhere a served "
-    "model's name (the recipes' names would be --model-name-or-path and --orm-model)",
-}
+SECOND_MEANINGS: dict[str, str] = {}
 
 
 def flag_meanings() -> dict[str, dict[str, list[str]]]:

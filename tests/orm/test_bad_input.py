@@ -56,10 +56,14 @@ def test_a_base_model_that_cannot_be_loaded(log, tmp_path, model, message):
 
 
 def test_the_cli_exits_2_on_an_unloadable_base_model_and_a_missing_orm(log, tmp_path):
-    out = vcoder_orm("train", "--verdicts", str(log), "--model", str(tmp_path / "none"), "--out", str(tmp_path / "o"))
+    out = vcoder_orm(
+        "train", "--verdicts", str(log), "--model-name-or-path", str(tmp_path / "none"), "--out", str(tmp_path / "o")
+    )
     assert out.returncode == 2 and "no such folder" in out.stderr and "Traceback" not in out.stderr
     (tmp_path / "task.json").write_text(json.dumps({"instruction": "A counter"}))
-    out = vcoder_orm("score", "--model", str(tmp_path / "none"), "--task", str(tmp_path / "task.json"), "--site", ".")
+    out = vcoder_orm(
+        "score", "--orm-model", str(tmp_path / "none"), "--task", str(tmp_path / "task.json"), "--site", "."
+    )
     assert out.returncode == 2 and f"ORM folder '{tmp_path / 'none'}' does not exist" in out.stderr
 
 

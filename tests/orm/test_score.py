@@ -56,7 +56,7 @@ def test_vcoder_orm_score_on_a_site_folder(untrained_orm, tmp_path):
     (tmp_path / "task.json").write_text(json.dumps(task))
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text(page["html"])
-    args = ["--model", str(untrained_orm), "--task", str(tmp_path / "task.json"), "--site", str(tmp_path / "site")]
+    args = ["--orm-model", str(untrained_orm), "--task", str(tmp_path / "task.json"), "--site", str(tmp_path / "site")]
     out = subprocess.run(
         [sys.executable, "-m", "vcoder", "orm", "score", *args, "--device", "cpu"],
         capture_output=True,

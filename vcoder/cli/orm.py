@@ -10,9 +10,10 @@ import sys
 DESCRIPTION = """The outcome reward model (WebRL): P(YES) that a site does what its task asks.
   vcoder orm collect --n 300 --out runs/verdicts.jsonl        scripted GUI agent over interactive pages + broken ones
   vcoder orm check --verdicts runs/verdicts.jsonl             validate a log (line and field of the first problem)
-  vcoder orm train --verdicts LOG --model BASE --out DIR      TRL SFT on the YES/NO answer; DIR/report.json
-  vcoder orm score --model DIR --task TASK.json --site DIR_OR_HTML      one site's P(YES) as JSON
-  vcoder orm report --model DIR --verdicts LOG                held-out accuracy / AUC / ECE vs the majority class
+  vcoder orm train --verdicts LOG --model-name-or-path BASE --out DIR     TRL SFT on the YES/NO answer; DIR/report.json
+  vcoder orm score --orm-model DIR --task TASK.json --site DIR_OR_HTML    one site's P(YES) as JSON
+  vcoder orm report --orm-model DIR --verdicts LOG     held-out accuracy / AUC / ECE vs the majority class
+  (--model, the old name of both, still works with a warning)
 Exit status: 0 done, 1 the browser failed, 2 bad input (the message says what to fix)."""
 
 
@@ -48,7 +49,10 @@ def add_parser(subparsers, name: str) -> None:
 
     t = sub.add_parser("train", help="train an ORM on a verdict log (TRL SFT)", formatter_class=fmt)
     t.add_argument("--verdicts", required=True, help="the verdict log")
-    t.add_argument("--model", required=True, help="base VLM (folder or hub id), e.g. from `vcoder models tiny`")
+    t.add_argument(
+        "--model-name-or-path", default=None, help="base VLM (folder or hub id), e.g. from `vcoder models tiny`"
+    )
+    old_flag(t, "--model", "model_name_or_path", type=str)
     t.add_argument("--out", required=True, help="ORM folder to write")
     t.add_argument("--holdout", type=float, default=0.2, help="share of task ids held out for the report")
     t.add_argument(
@@ -72,14 +76,16 @@ def add_parser(subparsers, name: str) -> None:
     t.set_defaults(func=_train)
 
     s = sub.add_parser("score", help="P(YES) of one site for one task", formatter_class=fmt)
-    s.add_argument("--model", required=True, help="the ORM folder")
+    s.add_argument("--orm-model", default=None, help="the ORM folder")
+    old_flag(s, "--model", "orm_model", type=str)
     s.add_argument("--task", required=True, help='task JSON: {"instruction": ..., "test_cases": [...]}')
     s.add_argument("--site", required=True, help="an .html file or a folder with index.html")
     s.add_argument("--device", default=None, help="torch device (default: CUDA if available)")
     s.set_defaults(func=_score)
 
     r = sub.add_parser("report", help="held-out metrics of an ORM on a verdict log", formatter_class=fmt)
-    r.add_argument("--model", required=True, help="the ORM folder")
+    r.add_argument("--orm-model", default=None, help="the ORM folder")
+    old_flag(r, "--model", "orm_model", type=str)
     r.add_argument("--verdicts", required=True, help="the verdict log")
     r.add_argument("--all", action="store_true", help="every record, not only the ORM's held-out tasks")
     r.add_argument("--device", default=None, help="torch device (default: CUDA if available)")
@@ -180,16 +186,24 @@ def _train(args) -> int:
         )
     except ValueError as exc:
         return _usage(str(exc))
-    return _guarded(lambda: train_orm(args.verdicts, args.model, args.out, options=options))
+    if not args.model_name_or_path:
+        return _usage("orm train: give the base VLM with --model-name-or-path (a folder or hub id)")
+    return _guarded(lambda: train_orm(args.verdicts, args.model_name_or_path, args.out, options=options))
 
 
 def _score(args) -> int:
     from vcoder.orm.score import score_site
 
-    return _guarded(lambda: score_site(args.model, args.task, args.site, device=args.device))
+    if not args.orm_model:
+        return _usage("orm score: give the ORM folder with --orm-model")
+    return _guarded(lambda: score_site(args.orm_model, args.task, args.site, device=args.device))
 
 
 def _report(args) -> int:
     from vcoder.orm.train import report_on_log
 
-    return _guarded(lambda: report_on_log(args.model, args.verdicts, heldout_only=not args.all, device=args.device))
+    if not args.orm_model:
+        return _usage("orm report: give the ORM folder with --orm-model")
+    return _guarded(
+        lambda: report_on_log(args.orm_model, args.verdicts, heldout_only=not args.all, device=args.device)
+    )

@@ -71,7 +71,7 @@ class ORMConfig:
     def load(folder: str | Path) -> ORMConfig:
         """Read ``orm.json``; ``NotAnORMError`` says what is missing and how to make an ORM."""
         folder = Path(folder)
-        fix = "train one with `vcoder orm train --verdicts LOG --model BASE --out DIR`"
+        fix = "train one with `vcoder orm train --verdicts LOG --model-name-or-path BASE --out DIR`"
         if not folder.is_dir():
             raise NotAnORMError(f"ORM folder {str(folder)!r} does not exist; {fix}")
         path = folder / ORM_FILE

@@ -1,6 +1,6 @@
 """Train an ORM from a verdict log with TRL's SFTTrainer (the answer token only), then report on held-out tasks.
 
-    vcoder orm train --verdicts LOG --model BASE --out DIR [--max-steps N] [--lora-r R]
+    vcoder orm train --verdicts LOG --model-name-or-path BASE --out DIR [--max-steps N] [--lora-r R]
 
 The log is split by task id (:func:`vcoder.orm.examples.split_by_task`): held-out sites, and every variant of their
 page, are never seen in training. Each training example is a prompt-completion pair whose completion is the single

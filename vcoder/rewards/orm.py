@@ -175,8 +175,8 @@ def check_orm_settings(settings: RewardSettings) -> None:
 
     if settings.orm_model is None:
         raise ValueError(
-            "the orm reward needs orm_model='path/to/orm' (a `vcoder orm train --verdicts LOG --model BASE --out DIR` "
-            "folder)"
+            "the orm reward needs orm_model='path/to/orm' (a `vcoder orm train --verdicts LOG --model-name-or-path "
+            "BASE --out DIR` folder)"
         )
     ORMConfig.load(settings.orm_model)  # NotAnORMError (a ValueError) names the folder and how to make an ORM
 

@@ -228,8 +228,8 @@ class StepGRPOScriptArguments:
             raise ValueError(f"orm_weight={self.orm_weight} must be >= 0 (0 switches the orm step reward off)")
         if self.orm_weight > 0 and self.orm_model is None:
             raise ValueError(
-                f"orm_weight={self.orm_weight} needs orm_model, a `vcoder orm train --verdicts LOG --model BASE --out "
-                "DIR` folder (or set orm_weight: 0)"
+                f"orm_weight={self.orm_weight} needs orm_model, a `vcoder orm train --verdicts LOG "
+                "--model-name-or-path BASE --out DIR` folder (or set orm_weight: 0)"
             )
         if self.orm_model is not None:
             from vcoder.rewards.orm import check_orm_settings
