@@ -95,3 +95,15 @@ def test_fast_agent_quickstart_in_the_seed_format(tmp_path, capsys):
     assert state["global_step"] == FAST["grpo_steps"]
     reward = summary["step_reward"]
     assert reward["steps"] == 0 or -1.0 <= reward["start"] <= 10.0
+
+    # a recipe choice reruns Step-GRPO alone from this run's SFT model, scored on validation tasks; a changed training
+    # cap leaves the scoring episodes as the run had them
+    from vcoder.pipelines.agent_quickstart.rerun import rerun_step_grpo
+
+    with pytest.raises(ValueError, match="not a Step-GRPO recipe key"):
+        rerun_step_grpo(str(out), str(tmp_path / "bad"), overrides={"max_turnz": 6}, small=True)
+    rerun = rerun_step_grpo(str(out), str(tmp_path / "rerun"), overrides={"max_turns": 6}, small=True, threads=1)
+    assert rerun["agent_format"] == "webgen_agent" and rerun["split"] == "validation"
+    assert rerun["train_digest"] == summary["train_digest"] and rerun["split_digest"] != summary["split_digest"]
+    assert json.loads((tmp_path / "rerun" / "step_grpo" / "trainer_state.json").read_text())["global_step"] == 1
+    assert set(rerun["sft"]) == set(rerun["step_grpo"]) and rerun["overrides"] == {"max_turns": 6}
