@@ -23,6 +23,7 @@ from dataclasses import field
 from typing import Any
 
 from vcoder.chat.endpoint import Endpoint
+from vcoder.gui.limits import CASE_DEADLINE_MS
 from vcoder.names import flat_name, from_flat
 from vcoder.suggest import did_you_mean
 
@@ -50,7 +51,9 @@ _HELP = (
 #: try per request: the case's deadline bounds every request anyway, and a retry storm against a dead or overloaded
 #: server only stalls a training step (a run that wants retries sets ``gui_max_retries`` / WebGen-Bench's
 #: ``max_retries``). A request's timeout is the ``gui_agent`` reward's, the same as a case's default deadline.
-GUI_AGENT_DEFAULTS = Endpoint(timeout_ms=20_000, max_retries=0, max_concurrency=4, max_tokens=256, temperature=0.0)
+GUI_AGENT_DEFAULTS = Endpoint(
+    timeout_ms=CASE_DEADLINE_MS, max_retries=0, max_concurrency=4, max_tokens=256, temperature=0.0
+)
 
 
 def gui_endpoint(source: Any, **overrides: Any) -> Endpoint:

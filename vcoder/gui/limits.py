@@ -8,7 +8,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-__all__ = ["CaseLimits", "case_limits"]
+__all__ = ["CASE_DEADLINE_MS", "CaseLimits", "case_limits"]
+
+#: one test case's default wall-clock deadline; a GUI-agent request's default timeout is the same (a case's
+#: deadline bounds every request in it anyway): ``GUI_AGENT_DEFAULTS``, the rewards' and Step-GRPO's GUI endpoint
+CASE_DEADLINE_MS = 20_000
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,7 @@ class CaseLimits:
     """
 
     step_limit: int = field(default=15, metadata={"help": "Actions per test case (WebGen-Bench: 15)."})
-    deadline_ms: int = field(default=20000, metadata={"help": "Wall-clock deadline of one test case, ms."})
+    deadline_ms: int = field(default=CASE_DEADLINE_MS, metadata={"help": "Wall-clock deadline of one test case, ms."})
     action_timeout_ms: int = field(default=3000, metadata={"help": "Budget of one action, ms (at most the deadline)."})
 
     def __post_init__(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from vcoder.chat.endpoint import Endpoint
 from vcoder.gui.agents import GUI_POLICIES, check_gui_policy, gui_policy_field
-from vcoder.gui.limits import CaseLimits
+from vcoder.gui.limits import CASE_DEADLINE_MS, CaseLimits
 from vcoder.metrics.extract import FORMAT_STYLES
 from vcoder.names import accepts_old_names, carries, from_flat, generated_fields, renamed_keywords
 from vcoder.rendering import defaults
@@ -56,7 +56,7 @@ _POSITIVE_INTS = (
 
 
 #: one GUI-agent request's default timeout, the same as a case's default deadline (the step reward's too)
-_GUI_TIMEOUT_MS = 20000
+_GUI_TIMEOUT_MS = CASE_DEADLINE_MS
 
 
 def _help(text: str) -> dict[str, str]:

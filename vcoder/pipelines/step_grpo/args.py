@@ -18,7 +18,7 @@ from vcoder.chat.endpoint import Endpoint
 from vcoder.data.bench_guard import allow_test_split_field
 from vcoder.gui.agents import GUI_AGENT_DEFAULTS, check_gui_policy, gui_policy_field
 from vcoder.gui.judge import JUDGE_DEFAULTS
-from vcoder.gui.limits import CaseLimits
+from vcoder.gui.limits import CASE_DEADLINE_MS, CaseLimits
 from vcoder.gui.runner import CASE_PAGE, SETTLE_TIMEOUT_MS
 from vcoder.names import carries, flat_name, from_flat
 from vcoder.pipelines.step_grpo.data import check_task_source
@@ -55,7 +55,7 @@ def _served(defaults: Endpoint, base_url: str | None, model: str | None, timeout
     "gui",
     Endpoint,
     only=_SERVED,
-    timeout_ms=20_000,  # the gui_agent reward's: a case's 20 s deadline bounds a request anyway
+    timeout_ms=CASE_DEADLINE_MS,  # the gui_agent reward's: a case's deadline bounds a request anyway
     about="The GUI agent running natural-language test cases (WebGen-Bench's; gui_policy says which)",
 )
 @carries(
