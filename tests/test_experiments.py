@@ -19,6 +19,7 @@ EXPERIMENTS = ROOT / "experiments"
 SMALL_RUNS = {"static_text_table.py": ["--small"]}
 #: script -> the test that runs it (with arguments a run folder needs)
 RUN_ELSEWHERE = {
+    "agent_rerun.py": "tests/pipelines/test_agent_quickstart_seed.py",
     "plot_run.py": "tests/pipelines/test_plots.py",
     "gdpo_compare.py": "tests/pipelines/test_quickstart_experiments.py",
     "refine_turns.py": "tests/pipelines/test_quickstart_experiments.py",

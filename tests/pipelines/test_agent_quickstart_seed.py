@@ -4,6 +4,10 @@ markup, its system prompt, its feedback turns), on the same splits as vcoder's o
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -102,8 +106,19 @@ def test_fast_agent_quickstart_in_the_seed_format(tmp_path, capsys):
 
     with pytest.raises(ValueError, match="not a Step-GRPO recipe key"):
         rerun_step_grpo(str(out), str(tmp_path / "bad"), overrides={"max_turnz": 6}, small=True)
-    rerun = rerun_step_grpo(str(out), str(tmp_path / "rerun"), overrides={"max_turns": 6}, small=True, threads=1)
+    # experiments/agent_rerun.py, the script recipe choices run, in its small mode on this run
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    argv = [sys.executable, str(root / "experiments" / "agent_rerun.py"), "--small", "--threads", "1"]
+    argv += ["--set", "max_turns=6", "--out", str(tmp_path / "rerun"), str(out)]
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = json.loads((tmp_path / "rerun" / "table.json").read_text())
+    assert table["split"] == "validation" and table["overrides"] == {"max_turns": 6} and len(table["table"]) == 1
+    rerun = json.loads((tmp_path / "rerun" / "seed1" / "rerun.json").read_text())
     assert rerun["agent_format"] == "webgen_agent" and rerun["split"] == "validation"
     assert rerun["train_digest"] == summary["train_digest"] and rerun["split_digest"] != summary["split_digest"]
-    assert json.loads((tmp_path / "rerun" / "step_grpo" / "trainer_state.json").read_text())["global_step"] == 1
+    assert (
+        json.loads((tmp_path / "rerun" / "seed1" / "step_grpo" / "trainer_state.json").read_text())["global_step"] == 1
+    )
     assert set(rerun["sft"]) == set(rerun["step_grpo"]) and rerun["overrides"] == {"max_turns": 6}
