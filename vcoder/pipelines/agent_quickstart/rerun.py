@@ -76,13 +76,18 @@ def rerun_step_grpo(
         EPISODE,
         FAST,
         FLAWS,
-        KINDS,
         STEP_GRPO_RECIPE,
         TRAIN_EXPECT_MS,
     )
     from vcoder.pipelines.agent_quickstart.evaluation import evaluate_agent
     from vcoder.pipelines.agent_quickstart.formats import agent_format
-    from vcoder.pipelines.agent_quickstart.stages import draw_tasks, step_reward_window, task_row, train_step_grpo
+    from vcoder.pipelines.agent_quickstart.stages import (
+        draw_tasks,
+        step_grpo_recipe,
+        step_reward_window,
+        task_row,
+        train_step_grpo,
+    )
     from vcoder.pipelines.quickstart.stages import StageClock, auto_threads
     from vcoder.rendering import get_default_pool
 
@@ -105,11 +110,13 @@ def rerun_step_grpo(
         raise ValueError(f"the training tasks drawn again differ from {run_dir}'s (digest {summary['train_digest']})")
     scored = [task_row(r) for r in drawn.scored]
 
-    base = {**STEP_GRPO_RECIPE, **fmt.step_grpo}
-    recipe = dict(base, model_name_or_path=sft_dir, output_dir=os.path.join(out_dir, "step_grpo"), seed=seed)
-    recipe.update(site_task_kinds=list(KINDS), site_task_samples=summary["n_train"], dataset_seed=seed)
-    if fast or small:
-        recipe.update(max_steps=1 if small else FAST["grpo_steps"], per_device_train_batch_size=4, num_generations=2)
+    base = {**STEP_GRPO_RECIPE, **fmt.step_grpo}  # the run's own caps, which its scoring used
+    output_dir = os.path.join(out_dir, "step_grpo")
+    recipe = step_grpo_recipe(
+        fmt, sft_dir=sft_dir, output_dir=output_dir, seed=seed, n_train=summary["n_train"], fast=fast or small
+    )
+    if small:
+        recipe.update(max_steps=1)
     recipe.update(overrides)
 
     pool = get_default_pool(max_pages=STEP_GRPO_RECIPE["render_max_pages"])

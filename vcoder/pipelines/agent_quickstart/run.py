@@ -52,6 +52,7 @@ from vcoder.pipelines.agent_quickstart.stages import (
     draw_tasks,
     make_trajectories,
     read_jsonl_dataset,
+    step_grpo_recipe,
     step_reward_window,
     task_row,
     train_agent_sft,
@@ -169,10 +170,9 @@ def run_agent_quickstart(
     lap("sft")
     evaluate("sft", paths["sft"])
 
-    grpo_recipe = dict(grpo_base, model_name_or_path=paths["sft"], output_dir=paths["step_grpo"], seed=seed)
-    grpo_recipe.update(site_task_kinds=list(KINDS), site_task_samples=n_train, dataset_seed=seed)
-    if fast:
-        grpo_recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=4, num_generations=2)
+    grpo_recipe = step_grpo_recipe(
+        fmt, sft_dir=paths["sft"], output_dir=paths["step_grpo"], seed=seed, n_train=n_train, fast=fast
+    )
     grpo_ds = Dataset.from_list([task_row(r) for r in train_tasks])
     train_grader = fmt.grader(pool, train_tasks, expect_timeout_ms=TRAIN_EXPECT_MS)
     train_step_grpo(grpo_recipe, grpo_ds, grader=train_grader, progress=progress)

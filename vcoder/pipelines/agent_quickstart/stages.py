@@ -35,6 +35,21 @@ def train_step_grpo(recipe: dict[str, Any], train_ds, *, grader: Any, progress: 
     train_and_save(trainer, None, script_args, training_args, resume=None)
 
 
+def step_grpo_recipe(
+    fmt: AgentFormat, *, sft_dir: str, output_dir: str, seed: int, n_train: int, fast: bool
+) -> dict[str, Any]:
+    """The Step-GRPO stage's embedded recipe in ``fmt``'s loop, from the SFT model in ``sft_dir`` (``fast``: the
+    ``--fast`` shrink). One recipe for a run and for a rerun of its stage, so a rerun trains as the run did."""
+    from vcoder.pipelines.agent_quickstart.config import FAST, STEP_GRPO_RECIPE
+
+    recipe = {**STEP_GRPO_RECIPE, **fmt.step_grpo}
+    recipe.update(model_name_or_path=sft_dir, output_dir=output_dir, seed=seed)
+    recipe.update(site_task_kinds=list(KINDS), site_task_samples=n_train, dataset_seed=seed)
+    if fast:
+        recipe.update(max_steps=FAST["grpo_steps"], per_device_train_batch_size=4, num_generations=2)
+    return recipe
+
+
 def make_trajectories(
     folder: str, tasks: list[dict[str, Any]], *, pool: Any, seed: int, fmt: AgentFormat | None = None
 ) -> tuple[str, dict]:
