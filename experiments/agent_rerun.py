@@ -18,13 +18,12 @@ import json
 import os
 import sys
 
-import yaml
-
 from vcoder.pipelines.agent_quickstart.rerun import rerun_step_grpo
+from vcoder.usage import OneLineParser, key_values
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="finished `vcoder quickstart --agent --out DIR` folders, one per seed")
     parser.add_argument("--out", required=True, help="folder for the reruns' models and result files")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a Step-GRPO recipe key")
@@ -33,12 +32,10 @@ def main(argv: list[str] | None = None) -> int:
         "--small", action="store_true", help="one Step-GRPO step and 2 scored tasks a run (no learning)"
     )
     args = parser.parse_args(argv)
-    overrides = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--set {item!r}: write KEY=VALUE, e.g. --set max_turns=6")
-        overrides[key.strip()] = yaml.safe_load(value)
+    try:
+        overrides = key_values(args.set, example="max_turns=6")
+    except ValueError as exc:
+        parser.error(str(exc))
     rows = []
     try:
         for run in args.runs:

@@ -49,3 +49,38 @@ def test_close_match_treats_dashes_and_underscores_alike():
     assert close_match("run_dir", ["--run_dir", "--run-dir"]) == "--run_dir"  # the first spelling wins
     assert close_match("zzz", ["--seed"]) is None
     assert _parser().parse_args(["run", "--out", "o"]).max_tokens == 1  # a good line parses as before
+
+
+def test_key_values_reads_yaml_values_and_names_the_flag_on_a_bad_item():
+    from vcoder.usage import key_values
+
+    assert key_values(["max_steps=2", "ablation=[cumulative]", "name=a=b"]) == {
+        "max_steps": 2,
+        "ablation": ["cumulative"],
+        "name": "a=b",
+    }
+    with pytest.raises(ValueError, match=r"^--grpo-set 'beta': write KEY=VALUE, e.g. --grpo-set beta=0.1$"):
+        key_values(["beta"], flag="--grpo-set", example="beta=0.1")
+    with pytest.raises(ValueError, match=r"^--set '=2': write KEY=VALUE"):
+        key_values(["=2"])
+    with pytest.raises(ValueError, match=r"^--set 'ablation=\[cumulative': the value is "):
+        key_values(["ablation=[cumulative"])
+
+
+def test_a_bad_yaml_value_in_set_is_one_line(capsys, tmp_path):
+    from vcoder.cli import main
+
+    code = main(
+        [
+            "curriculum",
+            "run",
+            "--config",
+            "configs/curriculum/tiny_cpu.yaml",
+            "--out",
+            str(tmp_path / "c"),
+            "--set",
+            "phases=[2",
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("vcoder curriculum: --set 'phases=[2': the value is")

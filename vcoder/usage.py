@@ -19,7 +19,7 @@ import sys
 
 from vcoder.suggest import closest
 
-__all__ = ["OneLineParser", "close_match", "print_error", "unknown_option_hint"]
+__all__ = ["OneLineParser", "close_match", "key_values", "print_error", "unknown_option_hint"]
 
 
 def _normal(flag: str) -> str:
@@ -84,3 +84,31 @@ def print_error(prog: str, message: str) -> int:
     """Print ``PROG: error: MESSAGE`` on stderr and return 2 (a command's usage error)."""
     sys.stderr.write(f"{prog}: error: {message}\n")
     return 2
+
+
+def key_values(items: list[str], *, flag: str = "--set", example: str = "max_steps=2") -> dict:
+    """``["key=value", ...]`` -> ``{key: value}``, each value read as YAML (``2`` is an int, ``a,b`` a string).
+
+    The parser of every ``KEY=VALUE`` recipe override (``--set``, ``--grpo-set``); a malformed item raises
+    ``ValueError`` naming ``flag`` and ``example``. Whether a key exists is the recipe's check, not this one's.
+
+    Example:
+        >>> key_values(["multi_objective_aggregation=normalize_then_sum", "max_steps=2"])
+        {'multi_objective_aggregation': 'normalize_then_sum', 'max_steps': 2}
+        >>> key_values(["max_steps"], flag="--grpo-set")
+        Traceback (most recent call last):
+        ValueError: --grpo-set 'max_steps': write KEY=VALUE, e.g. --grpo-set max_steps=2
+    """
+    import yaml
+
+    out: dict = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{flag} {item!r}: write KEY=VALUE, e.g. {flag} {example}")
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            problem = getattr(exc, "problem", None) or "not a YAML value"
+            raise ValueError(f"{flag} {item!r}: the value is {problem}") from None
+    return out

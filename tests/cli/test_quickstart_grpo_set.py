@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vcoder.cli import main
-from vcoder.cli.quickstart import parse_sets
+from vcoder.usage import key_values
 
 
 @pytest.mark.parametrize(
@@ -24,7 +24,7 @@ def test_a_bad_grpo_set_is_one_line(item, message, capsys, tmp_path):
 
 
 def test_values_are_read_as_yaml():
-    assert parse_sets(["max_steps=2", "beta=0.0", "multi_objective_aggregation=normalize_then_sum"]) == {
+    assert key_values(["max_steps=2", "beta=0.0", "multi_objective_aggregation=normalize_then_sum"]) == {
         "max_steps": 2,
         "beta": 0.0,
         "multi_objective_aggregation": "normalize_then_sum",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from vcoder.usage import key_values
+
 
 def add_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
@@ -45,18 +47,6 @@ def add_parser(subparsers, name: str) -> None:
     sft_parser.set_defaults(func=web_sft)
 
 
-def _overrides(items: list[str]) -> dict:
-    import yaml
-
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--set {item!r}: write KEY=VALUE, e.g. --set phases=2")
-        out[key.strip()] = yaml.safe_load(value)
-    return out
-
-
 def _web_config(args):
     """The recipe as a ``WebAgentConfig`` when it says ``trainer: web_agent`` (None otherwise)."""
     import yaml
@@ -70,7 +60,7 @@ def _web_config(args):
         return None  # the curriculum's own loader says what is wrong with the file, in its words
     if not isinstance(data, dict) or data.get("trainer") != "web_agent":
         return None
-    data = {**data, **_overrides(args.set)}
+    data = {**data, **key_values(args.set, example="phases=2")}
     if data.get("trainer") != "web_agent":
         return None
     if args.seed is not None:
@@ -138,7 +128,7 @@ def run(args) -> int:
         web = _web_config(args)
         if web is not None:
             return _run_web(args, web)
-        overrides = _overrides(args.set)
+        overrides = key_values(args.set, example="phases=2")
         if args.seed is not None:
             overrides["seed"] = args.seed
         config = load_config(args.config, overrides=overrides)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vcoder.usage import key_values
+
 
 def add_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
@@ -67,26 +69,6 @@ def add_parser(subparsers, name: str) -> None:
     parser.set_defaults(func=run)
 
 
-def parse_sets(items: list[str]) -> dict[str, Any]:
-    """``["key=value", ...]`` -> ``{key: value}``, each value read as YAML (``2`` is an int, ``a,b`` a string).
-
-    Example:
-        >>> parse_sets(["multi_objective_aggregation=normalize_then_sum", "max_steps=2"])
-        {'multi_objective_aggregation': 'normalize_then_sum', 'max_steps': 2}
-    """
-    import yaml
-
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(
-                f"--grpo-set {item!r}: write KEY=VALUE, e.g. multi_objective_aggregation=normalize_then_sum"
-            )
-        out[key.strip()] = yaml.safe_load(value)
-    return out
-
-
 def run(args) -> int:
     import json
     import logging
@@ -127,7 +109,9 @@ def run(args) -> int:
         return 0
     out = args.out or "outputs/quickstart"
     try:
-        overrides = parse_sets(args.grpo_set)
+        overrides = key_values(
+            args.grpo_set, flag="--grpo-set", example="multi_objective_aggregation=normalize_then_sum"
+        )
         check_grpo_overrides(overrides)
     except ValueError as exc:
         print(f"vcoder quickstart: {exc}", file=sys.stderr)
