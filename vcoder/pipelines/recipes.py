@@ -37,6 +37,64 @@ def _unknown_message(parser, keys: Sequence[str], where: str) -> str:
     )
 
 
+def _scalar_type(hint: Any) -> type | None:
+    """``int``, ``float`` or ``bool`` when a field's annotation is one of them (or it or None); else None."""
+    import types
+    import typing
+
+    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    kinds = [a for a in args if a is not type(None)]
+    return kinds[0] if len(kinds) == 1 and kinds[0] in (int, float, bool) else None
+
+
+def wrong_types(parser, values: dict[str, Any]) -> list[str]:
+    """``key=value`` for each value whose field is a number or a flag and that is not one (``max_turns='six'``):
+    ``parse_dict`` stores what it is given, so a string would fail later, mid-run, in some comparison."""
+    import dataclasses
+    import typing
+
+    wrong = []
+    for cls in getattr(parser, "dataclass_types", ()):
+        hints = typing.get_type_hints(cls)
+        for field in dataclasses.fields(cls):
+            if field.name not in values or values[field.name] is None:
+                continue
+            kind, value = _scalar_type(hints.get(field.name)), values[field.name]
+            ok = {
+                None: True,
+                bool: isinstance(value, bool),
+                int: isinstance(value, int) and not isinstance(value, bool),
+                float: isinstance(value, (int, float)) and not isinstance(value, bool),
+            }[kind]
+            if not ok:
+                wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
+                wrong.append(f"{field.name}={value!r} must be {wanted}")
+    return wrong
+
+
+def parse_embedded(parser, recipe: dict[str, Any], *, where: str = "embedded recipe") -> tuple:
+    """A recipe held as a dict (the quickstarts' stages, a rerun's overrides) parsed by a pipeline's own parser.
+
+    Returns:
+        One instance per dataclass, in the parser's order.
+
+    Raises:
+        RecipeError: one line naming the unknown key (with the closest known one), the value of the wrong type, or
+            the first line of what the dataclasses refused (``generation_batch_size (36) must be divisible ...``).
+    """
+    unknown = [key for key in recipe if key not in known_keys(parser)]
+    if unknown:
+        raise RecipeError(_unknown_message(parser, unknown, where))
+    wrong = wrong_types(parser, recipe)
+    if wrong:
+        raise RecipeError(f"{where}: {'; '.join(wrong)}")
+    try:
+        return tuple(parser.parse_dict(recipe, allow_extra_keys=False))
+    except (ValueError, TypeError) as exc:
+        text = str(exc).strip()
+        raise RecipeError(f"{where}: {text.splitlines()[0] if text else type(exc).__name__}") from None
+
+
 def load_yaml_mapping(path: str, *, what: str, see: str, error: type[Exception]) -> dict[str, Any]:
     """Read a YAML file that must hold a mapping (a recipe); ``error`` says what is wrong, naming ``what`` and path.
 

@@ -160,3 +160,28 @@ def test_dataset_without_needed_columns_is_refused():
         check_columns(Dataset.from_dict({"image": [None], "text": ["<p>x</p>"]}))
     assert sft_target("<p>x</p>", "fenced") == "```html\n<p>x</p>\n```"
     assert sft_target(" <p>x</p>\n", "any") == "<p>x</p>"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"max_turns": "six"}, "max_turns='six' must be an integer"),
+        ({"learning_rate": "fast"}, "learning_rate='fast' must be a number"),
+        ({"bf16": "yes"}, "bf16='yes' must be true or false"),
+        ({"per_device_train_batch_size": 36}, "generation_batch_size (36) must be divisible by num_generations (8)"),
+        ({"max_turnz": 6}, "'max_turnz' (did you mean 'max_turns'?)"),
+    ],
+)
+def test_an_embedded_recipe_refuses_a_value_of_the_wrong_type_in_one_line(overrides, message):
+    """parse_dict stores what it is given: without the check, max_turns='six' fails mid-run in a comparison."""
+    from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.agent_quickstart.config import STEP_GRPO_RECIPE
+    from vcoder.pipelines.recipes import RecipeError, parse_embedded
+
+    recipe = {**STEP_GRPO_RECIPE, "model_name_or_path": "m", "output_dir": "o"}
+    parsed = parse_embedded(step_grpo.make_parser(), {**recipe, "learning_rate": 1, "data_seed": None})
+    assert parsed[1].learning_rate == 1  # an int where a float is wanted, and None where it may be, pass
+    with pytest.raises(RecipeError) as info:
+        parse_embedded(step_grpo.make_parser(), {**recipe, **overrides}, where="Step-GRPO stage")
+    text = str(info.value)
+    assert "\n" not in text and text.startswith("Step-GRPO stage: ") and message in text

@@ -24,14 +24,24 @@ FIGURES = ("accuracy", "well_formed", "first_turn_accuracy", "last_turn_accuracy
 
 
 def check_step_grpo_overrides(overrides: dict[str, Any]) -> None:
-    """Raise ``ValueError`` (one line) for a key the Step-GRPO recipe parser does not know."""
+    """Parse the Step-GRPO recipe with ``overrides`` before any work, so a typo costs nothing.
+
+    Raises:
+        ValueError: one line naming the unknown key (with the closest known one) or the value the Step-GRPO
+            pipeline's parser refused (``max_turns=six``, a batch that is no multiple of the group size).
+    """
     from vcoder.pipelines import step_grpo
+    from vcoder.pipelines.agent_quickstart.config import STEP_GRPO_RECIPE
+    from vcoder.pipelines.recipes import parse_embedded
     from vcoder.suggest import did_you_mean
 
-    known = {f.dest for f in step_grpo.make_parser()._actions}
+    parser = step_grpo.make_parser()
+    known = {f.dest for f in parser._actions}
     for key in overrides:
         if key not in known:
             raise ValueError(f"{key!r} is not a Step-GRPO recipe key{did_you_mean(key, sorted(known))}")
+    recipe = {**STEP_GRPO_RECIPE, "model_name_or_path": "model", "output_dir": "out", **overrides}
+    parse_embedded(parser, recipe, where=f"Step-GRPO stage overrides {overrides}")
 
 
 def _scores(result: dict[str, Any]) -> dict[str, float]:

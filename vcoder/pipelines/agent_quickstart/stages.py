@@ -24,9 +24,9 @@ def train_step_grpo(recipe: dict[str, Any], train_ds, *, grader: Any, progress: 
     from vcoder.pipelines import step_grpo
     from vcoder.pipelines.progress import BarCallback
     from vcoder.pipelines.quickstart.stages import quiet
-    from vcoder.pipelines.recipes import train_and_save
+    from vcoder.pipelines.recipes import parse_embedded, train_and_save
 
-    script_args, training_args, model_args = step_grpo.make_parser().parse_dict(recipe, allow_extra_keys=False)
+    script_args, training_args, model_args = parse_embedded(step_grpo.make_parser(), recipe, where="Step-GRPO stage")
     callbacks = [BarCallback("Step-GRPO", disable=not progress)]
     trainer = step_grpo.build_trainer(
         script_args, training_args, model_args, train_dataset=train_ds, grader=grader, callbacks=callbacks

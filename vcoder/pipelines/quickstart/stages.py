@@ -91,8 +91,11 @@ def auto_threads(sample_s: float = 0.5) -> int:
 
 
 def parse_recipe(parser, recipe: dict[str, Any]) -> tuple:
-    """An embedded recipe parsed by a pipeline's own parser (unknown keys refused): its dataclasses, in order."""
-    return tuple(parser.parse_dict(recipe, allow_extra_keys=False))
+    """An embedded recipe parsed by a pipeline's own parser (unknown keys and values of the wrong type refused): its
+    dataclasses, in order."""
+    from vcoder.pipelines.recipes import parse_embedded
+
+    return parse_embedded(parser, recipe)
 
 
 def check_grpo_overrides(overrides: dict[str, Any]) -> None:
@@ -102,14 +105,16 @@ def check_grpo_overrides(overrides: dict[str, Any]) -> None:
         ValueError: naming the key or value the GRPO pipeline's parser refused.
     """
     from vcoder.pipelines import grpo
+    from vcoder.pipelines.grpo.train import check_aggregation
+    from vcoder.pipelines.recipes import parse_embedded
 
     recipe = dict(GRPO_RECIPE, model_name_or_path="model", output_dir="out", **overrides)
-    from vcoder.pipelines.grpo.train import check_aggregation
-
+    where = f"GRPO stage overrides {overrides}"
+    training_args = parse_embedded(grpo.make_parser(), recipe, where=where)[1]
     try:
-        check_aggregation(parse_recipe(grpo.make_parser(), recipe)[1])
+        check_aggregation(training_args)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"GRPO stage overrides {overrides}: {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def reward_window(
