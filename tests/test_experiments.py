@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ROOT / "experiments"
 #: script -> the arguments of its small run here
-SMALL_RUNS = {"static_text_table.py": ["--small"]}
+SMALL_RUNS = {"static_text_table.py": ["--small"], "quickstart_features.py": ["--small"]}
 #: script -> the test that runs it (with arguments a run folder needs)
 RUN_ELSEWHERE = {
     "agent_rerun.py": "tests/pipelines/test_agent_quickstart_seed.py",

@@ -52,3 +52,35 @@ def test_difficulty0_is_short_and_regular():
 def test_bad_difficulty_is_named():
     with pytest.raises(ValueError, match="difficulty must be 0, 1, 2 or 3, got 7"):
         generate_page(0, difficulty=7)
+
+
+def test_page_features_read_back_every_fact_the_generator_wrote():
+    from vcoder.data import feature_accuracy, page_features
+    from vcoder.data.synthetic import FEATURES, split_pages
+
+    pages = [p for split in ("train", "validation", "test") for p in split_pages(100, seed=3, split=split)]
+    for page in pages:
+        got = page_features(page.html)
+        assert {k: got[k] for k in ("heading", "columns", "background", "block_height", "blocks")} == {
+            k: page.meta[k] for k in ("heading", "columns", "background", "block_height", "blocks")
+        }
+    assert feature_accuracy([(p.html, p.meta) for p in pages]) == {**dict.fromkeys(FEATURES, 1.0), "n": 300}
+
+
+def test_page_features_count_only_what_the_page_states():
+    from vcoder.data import feature_accuracy, generate_page, page_features
+    from vcoder.data.synthetic import FEATURES
+
+    page = generate_page(11)
+    meta = page.meta
+    # the heading written as a paragraph, a line-height where the box height was, the boxes' colours moved to a class
+    html = page.html.replace(f"<h1>{meta['heading']}</h1>", f"<p>{meta['heading']}</p>")
+    html = html.replace(f"height: {meta['block_height']}px", f"line-height: {meta['block_height']}px")
+    html = html.replace('style="background: ', 'data-c="')
+    got = page_features(html)
+    assert got["heading"] is None and got["block_height"] is None and got["blocks"] == [None] * len(meta["blocks"])
+    assert got["columns"] == meta["columns"] and got["background"] == meta["background"]
+    shares = feature_accuracy([(html, meta)])
+    assert shares["heading"] == shares["blocks"] == shares["first_block"] == 0.0 and shares["block_count"] == 1.0
+    assert page_features("")["blocks"] == [] and feature_accuracy([("", meta)])["first_block"] == 0.0
+    assert feature_accuracy([]) == {**dict.fromkeys(FEATURES), "n": 0}

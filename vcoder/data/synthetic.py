@@ -201,3 +201,69 @@ def split_pages(n: int, *, seed: int = 0, split: str = "train", difficulty: int 
             seen.add(key)
             pages.append(page)
     return pages
+
+
+#: what :func:`page_features` reads from a difficulty-0 page, and :func:`feature_accuracy` compares
+FEATURES = ("heading", "columns", "background", "block_height", "block_count", "blocks", "first_block")
+
+
+def page_features(html: str) -> dict:
+    """What a difficulty-0 page shows, read from its HTML: the inverse of the generator's template.
+
+    A model's page is read the same way, so its features can be compared with the reference's ``meta``: which of the
+    screenshot's facts it got right (the heading it must read, the layout and colours it must see). A fact the page
+    does not state is None; blocks are the ``.box`` elements' background colours, in order.
+
+    Example:
+        >>> page = generate_page(5)
+        >>> {k: page_features(page.html)[k] == page.meta[k] for k in ("heading", "columns", "blocks")}
+        {'heading': True, 'columns': True, 'blocks': True}
+    """
+    import re
+
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html or "", "lxml")
+    css = " ".join(tag.get_text() for tag in soup.find_all("style"))
+
+    def css_value(selector: str, pattern: str) -> str | None:
+        rule = re.search(selector + r"\s*\{([^}]*)\}", css)
+        found = re.search(pattern, rule.group(1)) if rule else None
+        return found.group(1).lower() if found else None
+
+    heading = soup.find("h1")
+    columns = css_value(r"\.grid", r"grid-template-columns\s*:\s*repeat\(\s*(\d+)")
+    height = css_value(r"\.box", r"(?<![-\w])height\s*:\s*(\d+)px")
+    blocks = []
+    for box in soup.find_all(class_="box"):
+        colour = re.search(r"background(?:-color)?\s*:\s*(#[0-9a-fA-F]{3,8})", box.get("style") or "")
+        blocks.append(colour.group(1).lower() if colour else None)
+    return {
+        "heading": heading.get_text(strip=True) if heading else None,
+        "columns": int(columns) if columns else None,
+        "background": css_value(r"body", r"background(?:-color)?\s*:\s*(#[0-9a-fA-F]{3,8})"),
+        "block_height": int(height) if height else None,
+        "blocks": blocks,
+    }
+
+
+def feature_accuracy(pages: list[tuple[str, dict]]) -> dict:
+    """The share of ``(html, meta)`` pairs whose page states each fact of :data:`FEATURES` as its reference does.
+
+    ``block_count``: as many blocks; ``blocks``: every block's colour, in order; ``first_block``: the first block's
+    colour. ``meta`` is a difficulty-0 :class:`SynthPage`'s. Returns ``{feature: share, "n": pairs}``.
+
+    Example:
+        >>> page = generate_page(5)
+        >>> feature_accuracy([(page.html, page.meta)])["blocks"]
+        1.0
+    """
+    right = dict.fromkeys(FEATURES, 0)
+    for html, meta in pages:
+        got = page_features(html)
+        for name in ("heading", "columns", "background", "block_height", "blocks"):
+            right[name] += got[name] == meta[name]
+        right["block_count"] += len(got["blocks"]) == len(meta["blocks"])
+        right["first_block"] += bool(got["blocks"]) and got["blocks"][0] == meta["blocks"][0]
+    n = len(pages)
+    return {**{name: right[name] / n if n else None for name in FEATURES}, "n": n}

@@ -1,0 +1,106 @@
+"""Which of a screenshot's facts the one-shot quickstart's models get right, on the pages its run scored: the heading
+(text the model must read), the column count, the background, the boxes' height, and the boxes' colours (their
+number, all in order, the first). One row per model (untrained, SFT, GRPO) per run, from the run's own greedy pages
+(``DIR/eval/<model>_eval.json``) against the generator's facts of each reference page, beside the run's ``overall``.
+
+    PYTHONPATH=$PWD python experiments/quickstart_features.py outputs/quickstart-0 outputs/quickstart-1 \\
+        outputs/quickstart-2 --out outputs/features.json
+    PYTHONPATH=$PWD python experiments/quickstart_features.py --small   # a stand-in run: 4 reference pages
+
+The quickstart's metric scores matched text blocks (Design2Code), not the background or the boxes' height; this table
+shows what the models write for those too. Prints one JSON document: ``runs`` (per run and model) and ``table`` (the
+mean over runs per model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+from vcoder.data import feature_accuracy, generate_page
+from vcoder.usage import OneLineParser
+
+MODELS = ("untrained", "sft", "grpo")
+
+
+def run_features(run: str) -> dict:
+    """One finished quickstart folder: per model, the share of scored pages stating each fact as the reference."""
+    summary_path = os.path.join(run, "summary.json")
+    if not os.path.exists(summary_path):
+        raise FileNotFoundError(f"{summary_path} does not exist: give a finished `vcoder quickstart --out DIR`")
+    with open(summary_path, encoding="utf-8") as handle:
+        summary = json.load(handle)
+    models = {}
+    for name in MODELS:
+        path = os.path.join(run, "eval", f"{name}_eval.json")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as handle:
+            pages = json.load(handle)["pages"]
+        pairs = [(p["completion"] or "", generate_page(int(p["id"].split("-")[1])).meta) for p in pages]
+        overall = [p["overall"] for p in pages if p.get("overall") is not None]
+        models[name] = {**feature_accuracy(pairs), "overall": sum(overall) / len(overall) if overall else None}
+    return {"run": run, "seed": summary.get("seed"), "split": summary.get("split"), "models": models}
+
+
+def mean_table(runs: list[dict]) -> list[dict]:
+    table = []
+    for name in MODELS:
+        rows = [r["models"][name] for r in runs if name in r["models"]]
+        if rows:
+            keys = [k for k in rows[0] if k != "n"]
+            mean = {
+                k: round(sum(r[k] for r in rows) / len(rows), 4) for k in keys if all(r[k] is not None for r in rows)
+            }
+            table.append({"model": name, "runs": len(rows), **mean})
+    return table
+
+
+def stand_in(folder: str) -> str:
+    """A run folder with 4 reference pages: ``sft`` wrote each reference, ``grpo`` each with another heading."""
+    pages = [generate_page(seed) for seed in range(4)]
+    os.makedirs(os.path.join(folder, "eval"), exist_ok=True)
+    with open(os.path.join(folder, "summary.json"), "w", encoding="utf-8") as handle:
+        json.dump({"seed": 0, "split": "validation"}, handle)
+    for name, edit in (("sft", lambda html, meta: html), ("grpo", _other_heading)):
+        rows = [{"id": p.id, "completion": edit(p.html, p.meta), "overall": None} for p in pages]
+        with open(os.path.join(folder, "eval", f"{name}_eval.json"), "w", encoding="utf-8") as handle:
+            json.dump({"pages": rows}, handle)
+    return folder
+
+
+def _other_heading(html: str, meta: dict) -> str:
+    other = "Sale" if meta["heading"] != "Sale" else "News"
+    return html.replace(f"<h1>{meta['heading']}</h1>", f"<h1>{other}</h1>")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="*", help="finished `vcoder quickstart --out DIR` folders")
+    parser.add_argument("--out", help="also write the JSON document here")
+    parser.add_argument(
+        "--small", action="store_true", help="a stand-in run of 4 reference pages (a check of the path)"
+    )
+    args = parser.parse_args(argv)
+    if not args.runs and not args.small:
+        parser.error("give one or more quickstart folders, or --small")
+    with tempfile.TemporaryDirectory() as scratch:
+        runs = [stand_in(os.path.join(scratch, "run"))] if args.small else args.runs
+        try:
+            results = [run_features(run) for run in runs]
+        except (FileNotFoundError, KeyError, ValueError) as exc:
+            print(f"quickstart_features.py: error: {exc}", file=sys.stderr)
+            return 2
+    report = {"runs": results, "table": mean_table(results)}
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=1)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
