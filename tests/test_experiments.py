@@ -16,13 +16,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ROOT / "experiments"
 #: script -> the arguments of its small run here
-SMALL_RUNS = {"static_text_table.py": ["--small"], "quickstart_features.py": ["--small"]}
+SMALL_RUNS = {"static_text_table.py": ["--small"]}
 #: script -> the test that runs it (with arguments a run folder needs)
 RUN_ELSEWHERE = {
     "agent_rerun.py": "tests/pipelines/test_agent_quickstart_seed.py",
     "plot_run.py": "tests/pipelines/test_plots.py",
     "gdpo_compare.py": "tests/pipelines/test_quickstart_experiments.py",
     "refine_turns.py": "tests/pipelines/test_quickstart_experiments.py",
+    "quickstart_features.py": "tests/pipelines/test_quickstart_experiments.py",
 }
 
 

@@ -72,3 +72,18 @@ def test_refinement_turns_show_the_model_its_render(tiny_vlm_dir):
     seen = [processor.tokenizer.decode(call["ids"][0]) for call in scripted.calls]
     assert "attempt 1 rendered" in seen[1] and "ssim:" in seen[1] and "attempt 2 rendered" in seen[2]
     assert seen[2].count("<|image_pad|>") > seen[1].count("<|image_pad|>") > seen[0].count("<|image_pad|>")
+
+
+def test_quickstart_features_small_tables_the_facts_and_what_the_reward_pays_for_them(capsys):
+    from vcoder.data.synthetic import FEATURES
+
+    assert _script("quickstart_features").main(["--small"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    sft, grpo = (row for row in report["table"])
+    assert {k: sft[k] for k in FEATURES} == dict.fromkeys(FEATURES, 1.0)  # the stand-in's sft wrote each reference
+    assert grpo["heading"] == 0.0 and all(grpo[k] == 1.0 for k in FEATURES if k != "heading")
+    prices = report["prices"]
+    assert set(prices) >= {"heading", "columns", "block_height", "first_block", "block_count", "first_block_colour"}
+    # a changed fact never scores above the reference page, and a misread heading or box label costs text blocks
+    assert all(price["total"] >= -1e-6 for price in prices.values()), prices
+    assert prices["heading"]["text"] > 0.3 and prices["first_block"]["text"] > 0.3, prices

@@ -2,7 +2,7 @@
 
 Loaders: :func:`load_websight` (hub or local parquet), :func:`load_design2code` / :func:`export_testset`,
 :func:`load_local` (folder or parquet). Generator: :func:`generate_page`, :func:`write_synthetic`; what a difficulty-0 page states, for comparing a model's
-page with its reference: :func:`page_features`, :func:`feature_accuracy`.
+page with its reference: :func:`page_features`, :func:`feature_accuracy`, :func:`altered_pages`.
 Prompts shared by training and evaluation: :data:`DEFAULT_SYSTEM_PROMPT`, :data:`DEFAULT_USER_PROMPT`.
 Site-building tasks (Step-GRPO): :func:`load_webgen_bench` (WebGen-Bench's JSONL or hub id), :func:`site_tasks`
 (instruction-only tasks with scripted cases, from :mod:`vcoder.data.site_kinds.pages`; every site kind, with its
@@ -25,7 +25,7 @@ from vcoder.data.prompts import (
 )
 from vcoder.data.site_kinds.pages import site_task, site_tasks
 from vcoder.data.synth_writer import write_synthetic
-from vcoder.data.synthetic import SynthPage, feature_accuracy, generate_page, page_features
+from vcoder.data.synthetic import SynthPage, altered_pages, feature_accuracy, generate_page, page_features
 from vcoder.data.trajectories import read_trajectories
 from vcoder.data.webgen_bench import load_webgen_bench
 from vcoder.data.webgen_instruct import load_webgen_instruct
@@ -33,6 +33,7 @@ from vcoder.data.websight import load_websight
 from vcoder.images import resize_to_max_pixels
 
 __all__ = [
+    "altered_pages",
     "DEFAULT_MAX_PIXELS",
     "DEFAULT_SYSTEM_PROMPT",
     "DEFAULT_USER_PROMPT",

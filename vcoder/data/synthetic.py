@@ -267,3 +267,50 @@ def feature_accuracy(pages: list[tuple[str, dict]]) -> dict:
         right["first_block"] += bool(got["blocks"]) and got["blocks"][0] == meta["blocks"][0]
     n = len(pages)
     return {**{name: right[name] / n if n else None for name in FEATURES}, "n": n}
+
+
+def altered_pages(page: SynthPage, *, seed: int = 0) -> dict[str, str]:
+    """A difficulty-0 page with one fact changed at a time: ``{fact: html}``, the facts of :data:`FEATURES` as a
+    model could get them wrong. What a reward pays for a fact is the reference's score minus the altered page's.
+
+    ``heading``, ``columns``, ``block_height``: another of the generator's values. ``background``: another light one
+    (the dark one changes the text colour too). ``first_block``: the first box's colour and its label (what a model
+    that misread the colour writes); ``first_block_colour``: its colour alone. ``block_count``: the first box dropped,
+    or a box added after it on a one-box page.
+
+    Example:
+        >>> sorted(altered_pages(generate_page(5)))[:3]
+        ['background', 'block_count', 'block_height']
+    """
+    if page.meta.get("difficulty") != 0:
+        raise ValueError(f"{page.id} is not a difficulty-0 page; only those have the template's facts")
+    rng = random.Random(f"vcoder-alter:{page.id}:{seed}")
+    meta, html = page.meta, page.html
+
+    def other(values, current):
+        return rng.choice([v for v in values if v != current])
+
+    first = meta["blocks"][0]
+    colour = other(_D0_COLORS, first)
+    box = '<div class="box" style="background: {};">{}</div>'
+    first_box = box.format(first, _D0_NAMES[first])
+    light = [b for b in _D0_BACKGROUNDS if b != "#222222"]
+    altered = {
+        "heading": html.replace(f"<h1>{meta['heading']}</h1>", f"<h1>{other(_D0_WORDS, meta['heading'])}</h1>"),
+        "columns": html.replace(
+            f"repeat({meta['columns']}, 1fr)", f"repeat({other((1, 2, 3), meta['columns'])}, 1fr)"
+        ),
+        "block_height": html.replace(
+            f"height: {meta['block_height']}px", f"height: {other((40, 60, 80), meta['block_height'])}px"
+        ),
+        "first_block": html.replace(first_box, box.format(colour, _D0_NAMES[colour]), 1),
+        "first_block_colour": html.replace(first_box, box.format(colour, _D0_NAMES[first]), 1),
+    }
+    if meta["background"] in light:
+        bg = f"background: {meta['background']};"
+        altered["background"] = html.replace(bg, f"background: {other(light, meta['background'])};", 1)
+    if len(meta["blocks"]) > 1:
+        altered["block_count"] = html.replace(first_box + "\n", "", 1)
+    else:
+        altered["block_count"] = html.replace(first_box, first_box + "\n" + box.format(colour, _D0_NAMES[colour]), 1)
+    return dict(sorted(altered.items()))
