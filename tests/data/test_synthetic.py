@@ -56,7 +56,8 @@ def test_bad_difficulty_is_named():
 
 def test_page_features_read_back_every_fact_the_generator_wrote():
     from vcoder.data import feature_accuracy, page_features
-    from vcoder.data.synthetic import FEATURES, split_pages
+    from vcoder.data.synthetic import split_pages
+    from vcoder.data.synthetic_facts import FEATURES
 
     pages = [p for split in ("train", "validation", "test") for p in split_pages(100, seed=3, split=split)]
     for page in pages:
@@ -69,7 +70,7 @@ def test_page_features_read_back_every_fact_the_generator_wrote():
 
 def test_page_features_count_only_what_the_page_states():
     from vcoder.data import feature_accuracy, generate_page, page_features
-    from vcoder.data.synthetic import FEATURES
+    from vcoder.data.synthetic_facts import FEATURES
 
     page = generate_page(11)
     meta = page.meta

@@ -75,7 +75,7 @@ def test_refinement_turns_show_the_model_its_render(tiny_vlm_dir):
 
 
 def test_quickstart_features_small_tables_the_facts_and_what_the_reward_pays_for_them(capsys):
-    from vcoder.data.synthetic import FEATURES
+    from vcoder.data.synthetic_facts import FEATURES
 
     assert _script("quickstart_features").main(["--small"]) == 0
     report = json.loads(capsys.readouterr().out)

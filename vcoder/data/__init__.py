@@ -25,7 +25,8 @@ from vcoder.data.prompts import (
 )
 from vcoder.data.site_kinds.pages import site_task, site_tasks
 from vcoder.data.synth_writer import write_synthetic
-from vcoder.data.synthetic import SynthPage, altered_pages, feature_accuracy, generate_page, page_features
+from vcoder.data.synthetic import SynthPage, generate_page
+from vcoder.data.synthetic_facts import altered_pages, feature_accuracy, page_features
 from vcoder.data.trajectories import read_trajectories
 from vcoder.data.webgen_bench import load_webgen_bench
 from vcoder.data.webgen_instruct import load_webgen_instruct
