@@ -65,11 +65,8 @@ def mean_table(runs: list[dict]) -> list[dict]:
 def reward_prices(n_pages: int) -> dict:
     """Per fact: the GRPO recipe's rewards of each reference page minus those of the page with that fact changed,
     averaged over ``n_pages`` generated pages (the reference renders from its HTML, at the quickstart's size)."""
-    import asyncio
-    import inspect
-
     from vcoder.pipelines.quickstart import DATA, GRPO_RECIPE
-    from vcoder.rewards import build_rewards
+    from vcoder.rewards import build_rewards, score_completions
 
     names, weights = GRPO_RECIPE["reward_funcs"], GRPO_RECIPE["reward_weights"]
     funcs = build_rewards(names, render_width=DATA["width"], render_height=DATA["height"])
@@ -78,11 +75,8 @@ def reward_prices(n_pages: int) -> dict:
         page = generate_page(seed)
         altered = altered_pages(page)
         htmls = [page.html, *altered.values()]
-        completions = [[{"role": "assistant", "content": html}] for html in htmls]
-        scores = {}
-        for name, func in zip(names, funcs):
-            values = func(prompts=[None] * len(htmls), completions=completions, html=[page.html] * len(htmls))
-            scores[name] = asyncio.run(values) if inspect.isawaitable(values) else values
+        rows = [{"prompt": None, "html": page.html}] * len(htmls)  # the reference renders from its HTML
+        scores = {name: score_completions(func, rows, htmls) for name, func in zip(names, funcs)}
         for i, fact in enumerate(altered, start=1):
             lost.setdefault(fact, []).append(
                 {name: (scores[name][0] or 0.0) - (scores[name][i] or 0.0) for name in names}

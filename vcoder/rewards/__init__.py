@@ -20,7 +20,7 @@ from vcoder.rewards.markup import (
     validity_reward,
 )
 from vcoder.rewards.orm import make_orm_reward, orm_reward
-from vcoder.rewards.registry import REGISTRY, available_rewards, build_reward, build_rewards
+from vcoder.rewards.registry import REGISTRY, available_rewards, build_reward, build_rewards, score_completions
 from vcoder.rewards.settings import RewardSettings
 from vcoder.rewards.visual import (
     block_reward,
@@ -66,6 +66,7 @@ __all__ = [
     "make_visual_reward",
     "orm_reward",
     "position_reward",
+    "score_completions",
     "screenshot_judge_reward",
     "ssim_reward",
     "text_reward",

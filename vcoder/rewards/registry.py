@@ -8,9 +8,11 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import importlib
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -124,3 +126,15 @@ def _display_name(func: Callable) -> str:
     while isinstance(func, functools.partial):
         func = func.func
     return getattr(func, "__name__", type(func).__name__)
+
+
+def score_completions(reward: Callable, rows: Sequence[dict[str, Any]], texts: Sequence[str]) -> list[float | None]:
+    """The reward of each text as TRL calls it (conversational completions, the rows' columns as keywords; an async
+    reward, as vcoder's rendering rewards are, run to completion here): a value per text, None where the reward could
+    not judge it (None or NaN). Call from outside a running event loop."""
+    completions = [[{"role": "assistant", "content": text}] for text in texts]
+    columns = {key: [row.get(key) for row in rows] for key in rows[0] if key != "prompt"} if rows else {}
+    values = reward(prompts=[row["prompt"] for row in rows], completions=completions, **columns)
+    if inspect.isawaitable(values):
+        values = asyncio.run(values)
+    return [None if v is None or math.isnan(float(v)) else float(v) for v in values]

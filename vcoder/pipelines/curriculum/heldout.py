@@ -16,9 +16,6 @@ policy). One-shot GRPO only: the agent's held-out success would need whole episo
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,16 +56,6 @@ def heldout_tasks(kinds: Sequence[str], n: int, *, seed: int, split: str = "test
     return [per_kind[kinds[i % len(kinds)]][i // len(kinds)] for i in range(n)]
 
 
-def score_completions(reward: Callable, rows: Sequence[dict[str, Any]], texts: Sequence[str]) -> list[float | None]:
-    """The reward of each text as TRL calls it (conversational completions, the rows' columns as keywords)."""
-    completions = [[{"role": "assistant", "content": text}] for text in texts]
-    columns = {key: [row.get(key) for row in rows] for key in rows[0] if key != "prompt"} if rows else {}
-    values = reward(prompts=[row["prompt"] for row in rows], completions=completions, **columns)
-    if inspect.isawaitable(values):  # vcoder's rendering rewards are async
-        values = asyncio.run(values)
-    return [None if v is None or math.isnan(float(v)) else float(v) for v in values]
-
-
 def heldout_success(
     model, processor, rows: Sequence[dict[str, Any]], reward: Callable, *, threshold: float, max_new_tokens: int
 ) -> dict[str, Any]:
@@ -79,6 +66,7 @@ def heldout_success(
         failure in ``success`` (the measurement never drops a task) and is counted in ``unjudged``.
     """
     from vcoder.pipelines.grpo.heldout import generate_html
+    from vcoder.rewards import score_completions
 
     rows = list(rows)
     texts = generate_html(model, processor, rows, max_new_tokens=max_new_tokens)

@@ -8,9 +8,6 @@ answer per page, as the held-out evaluation decodes) and the run's reward functi
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,6 +43,7 @@ def reward_probe(
     """
     from vcoder.models.loading import load_policy
     from vcoder.pipelines.grpo.heldout import generate_html
+    from vcoder.rewards import score_completions
 
     rows = list(rows)
     if not rows:
@@ -55,17 +53,13 @@ def reward_probe(
         raise ValueError(f"{len(weights)} reward_weights for {len(reward_funcs)} reward_funcs; give one per reward")
     model, processor = load_policy(model_dir)
     texts = generate_html(model, processor, rows, max_new_tokens=max_new_tokens)
-    completions = [[{"role": "assistant", "content": text}] for text in texts]
-    columns = {key: [row[key] for row in rows] for key in rows[0] if key != "prompt"}
     totals = [0.0] * len(rows)
     components: dict[str, float | None] = {}
     for func, weight in zip(reward_funcs, weights):
-        values = func(prompts=[row["prompt"] for row in rows], completions=completions, **columns)
-        if inspect.isawaitable(values):  # an async reward (vcoder's rendering rewards): run it to completion here
-            values = asyncio.run(values)
-        judged = [float(v) for v in values if v is not None and not math.isnan(v)]
+        values = score_completions(func, rows, texts)
+        judged = [v for v in values if v is not None]
         components[_name(func)] = sum(judged) / len(judged) if judged else None
         for i, value in enumerate(values):
-            if value is not None and not math.isnan(value):
-                totals[i] += weight * float(value)
+            if value is not None:
+                totals[i] += weight * value
     return {"reward": sum(totals) / len(rows), "components": components, "pages": len(rows)}
